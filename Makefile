@@ -1,0 +1,33 @@
+# Two commands on a fresh machine (README): `make demo` and `make test`.
+# Each creates/updates .venv from the project's own files, with torch pinned to the CPU build.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+PATHS  ?= examples
+TORCH  := torch==2.13.0
+
+.PHONY: demo test install lint proto
+
+$(STAMP): pyproject.toml Makefile
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "$(TORCH)" -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Start a Plateau server on loopback, replay runs through it over gRPC, print verdicts, stop.
+demo: $(STAMP)
+	$(VENV)/bin/plateau demo $(PATHS)
+
+## The whole test suite (real model, real gRPC server on loopback).
+test: $(STAMP)
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check plateau tests scripts
+	$(VENV)/bin/mypy plateau
+
+proto: $(STAMP)
+	$(PY) scripts/gen_proto.py

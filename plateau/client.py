@@ -1,0 +1,218 @@
+"""The Python client: one API, in-process or remote.
+
+>>> client = Client.local()                      # doctest: +SKIP
+>>> client = Client.remote("plateau.internal:50051")   # doctest: +SKIP
+>>> verdict = client.observe("run-1", Step(index=0, text="Reading the config."))  # doctest: +SKIP
+
+Both modes have the same methods, return the same types (:mod:`plateau.types`) and raise the
+same exceptions (:mod:`plateau.errors`): the remote client turns each gRPC status back into
+the domain error it came from. ``Client.remote`` needs only ``grpcio`` and ``protobuf`` (no
+torch); ``Client.local`` needs the ``engine`` extra.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from plateau.errors import InvalidArgument, PlateauError, from_code
+from plateau.types import RunInfo, Step, Verdict
+
+__all__ = ["Client"]
+
+
+def _as_step(step: Step | Mapping[str, Any], index: int | None = None) -> Step:
+    if isinstance(step, Step):
+        return step
+    if isinstance(step, Mapping):
+        idx = step.get("index", index)
+        if idx is None:
+            raise InvalidArgument("step.index", "is required")
+        return Step.from_dict(step, idx)
+    raise InvalidArgument("step", f"must be a Step or a mapping, got {type(step).__name__}")
+
+
+class Client:
+    """A Plateau client. Build it with :meth:`local` or :meth:`remote`."""
+
+    def __init__(self, backend: _Local | _Remote) -> None:
+        self._backend = backend
+
+    @classmethod
+    def local(cls, config: Any = None, *, embedder: Any = None, engine: Any = None) -> Client:
+        """An in-process client over an :class:`~plateau.engine.Engine`.
+
+        Parameters
+        ----------
+        config
+            A :class:`~plateau.config.Config` (default settings when None).
+        embedder
+            An :class:`~plateau.embed.Embedder`; the default model when None.
+        engine
+            An existing engine to share (``config`` and ``embedder`` are then ignored).
+        """
+        from plateau.engine import Engine
+
+        return cls(_Local(engine or Engine(config, embedder)))
+
+    @classmethod
+    def remote(cls, target: str, *, timeout: float | None = 60.0) -> Client:
+        """A client of the Plateau server at ``target`` (``"host:port"``).
+
+        ``timeout`` is the deadline of each call in seconds (None for none).
+        """
+        return cls(_Remote(target, timeout))
+
+    def observe(self, run_id: str, step: Step | Mapping[str, Any], context: str | None = None) -> Verdict:
+        """Judge one step (see :meth:`plateau.engine.Engine.observe` for the rules and errors)."""
+        return self._backend.observe(run_id, _as_step(step), context)
+
+    def observe_many(self, run_id: str, steps: Iterable[Step | Mapping[str, Any]], context: str | None = None) -> Iterator[Verdict]:
+        """Judge steps in order (one stream for the remote client); yields one verdict per step.
+
+        Mappings without an ``index`` are numbered from 0 in order.
+        """
+        return self._backend.observe_many(run_id, (_as_step(s, i) for i, s in enumerate(steps)), context)
+
+    def get_run(self, run_id: str) -> RunInfo:
+        """The run's state; ``RunNotFound`` for an unknown run."""
+        return self._backend.get_run(run_id)
+
+    def reset_run(self, run_id: str) -> RunInfo:
+        """Forget the run's steps and calibration; ``RunNotFound`` for an unknown run."""
+        return self._backend.reset_run(run_id)
+
+    def end_run(self, run_id: str) -> RunInfo:
+        """Mark the run ended; ``RunNotFound`` for an unknown run."""
+        return self._backend.end_run(run_id)
+
+    def guard_stream(self, chunks: Iterable[str | tuple[str, str]]) -> Iterator[Any]:
+        """Guard one streamed response: yields a :class:`~plateau.stream.GuardResult` per chunk.
+
+        Each item is a chunk of the ``content`` channel or a ``(channel, chunk)`` pair.
+        Stop reading the model as soon as a result has ``fired``.
+        """
+        pairs = ((c if isinstance(c, tuple) else ("content", c)) for c in chunks)
+        return self._backend.guard_stream(pairs)
+
+    def close(self) -> None:
+        """Release the connection (remote) or nothing (local)."""
+        self._backend.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Local:
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    def observe(self, run_id: str, step: Step, context: str | None) -> Verdict:
+        return self.engine.observe(run_id, step, context)  # type: ignore[no-any-return]
+
+    def observe_many(self, run_id: str, steps: Iterable[Step], context: str | None) -> Iterator[Verdict]:
+        for step in steps:
+            yield self.engine.observe(run_id, step, context)
+
+    def get_run(self, run_id: str) -> RunInfo:
+        return self.engine.get_run(run_id)  # type: ignore[no-any-return]
+
+    def reset_run(self, run_id: str) -> RunInfo:
+        return self.engine.reset_run(run_id)  # type: ignore[no-any-return]
+
+    def end_run(self, run_id: str) -> RunInfo:
+        return self.engine.end_run(run_id)  # type: ignore[no-any-return]
+
+    def guard_stream(self, pairs: Iterable[tuple[str, str]]) -> Iterator[Any]:
+        from plateau.guard import ChannelGuards
+
+        guards = ChannelGuards()
+        for channel, chunk in pairs:
+            yield guards.feed(channel, chunk)
+
+    def close(self) -> None:
+        pass
+
+
+class _Remote:
+    def __init__(self, target: str, timeout: float | None) -> None:
+        import grpc
+
+        from plateau.v1 import plateau_pb2_grpc
+
+        if not target or not isinstance(target, str):
+            raise InvalidArgument("target", "must be 'host:port'")
+        self._grpc = grpc
+        self._channel = grpc.insecure_channel(
+            target,
+            options=[("grpc.max_send_message_length", 16 * 1024 * 1024), ("grpc.max_receive_message_length", 16 * 1024 * 1024)],
+        )
+        self._stub = plateau_pb2_grpc.PlateauStub(self._channel)
+        self._timeout = timeout
+
+    def _error(self, exc: Any) -> PlateauError:
+        return from_code(exc.code().name, exc.details() or "")
+
+    def observe(self, run_id: str, step: Step, context: str | None) -> Verdict:
+        from plateau import convert
+        from plateau.v1 import plateau_pb2 as pb
+
+        request = pb.ObserveRequest(run_id=run_id, step=convert.step_to_pb(step), context=context or "")
+        try:
+            return convert.verdict_from_pb(self._stub.Observe(request, timeout=self._timeout))
+        except self._grpc.RpcError as exc:
+            raise self._error(exc) from None
+
+    def observe_many(self, run_id: str, steps: Iterable[Step], context: str | None) -> Iterator[Verdict]:
+        from plateau import convert
+        from plateau.v1 import plateau_pb2 as pb
+
+        requests = (pb.ObserveRequest(run_id=run_id, step=convert.step_to_pb(s), context=context or "") for s in steps)
+        try:
+            for msg in self._stub.ObserveStream(requests):
+                yield convert.verdict_from_pb(msg)
+        except self._grpc.RpcError as exc:
+            raise self._error(exc) from None
+
+    def _run_call(self, method: Any, request: Any) -> RunInfo:
+        from plateau import convert
+
+        try:
+            return convert.run_info_from_pb(method(request, timeout=self._timeout))
+        except self._grpc.RpcError as exc:
+            raise self._error(exc) from None
+
+    def get_run(self, run_id: str) -> RunInfo:
+        from plateau.v1 import plateau_pb2 as pb
+
+        return self._run_call(self._stub.GetRun, pb.GetRunRequest(run_id=run_id))
+
+    def reset_run(self, run_id: str) -> RunInfo:
+        from plateau.v1 import plateau_pb2 as pb
+
+        return self._run_call(self._stub.ResetRun, pb.ResetRunRequest(run_id=run_id))
+
+    def end_run(self, run_id: str) -> RunInfo:
+        from plateau.v1 import plateau_pb2 as pb
+
+        return self._run_call(self._stub.EndRun, pb.EndRunRequest(run_id=run_id))
+
+    def guard_stream(self, pairs: Iterable[tuple[str, str]]) -> Iterator[Any]:
+        from plateau import convert
+        from plateau.v1 import plateau_pb2 as pb
+
+        requests = (pb.GuardRequest(channel=ch, chunk=chunk) for ch, chunk in pairs)
+        call = self._stub.GuardStream(requests)
+        try:
+            for msg in call:
+                yield convert.guard_result_from_pb(msg)[1]
+        except self._grpc.RpcError as exc:
+            raise self._error(exc) from None
+        finally:
+            call.cancel()
+
+    def close(self) -> None:
+        self._channel.close()

@@ -1,0 +1,156 @@
+"""Plateau's settings: one frozen :class:`Config`, validated on construction.
+
+Every threshold lives here with its unit, range and reason. Values are chosen for kinds of
+behaviour (how many identical failing calls make a loop, how much evidence a sequential test
+needs), never for a particular labelled case.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from plateau.errors import InvalidArgument
+
+__all__ = ["Config", "PRESETS"]
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings of the engine, the breaker and the service limits.
+
+    Parameters
+    ----------
+    warmup_steps
+        Length of the warm-up, in steps (int >= 3). The calibrated semantic test learns the
+        run's normal movement from the movements of steps ``1 .. warmup_steps - 1`` and never
+        fires before step index ``warmup_steps``. Structural evidence (exact repeats, repeated
+        errors, near-identical steps) needs no warm-up. Default 6: five movement samples, the
+        fewest for which a median/MAD estimate survives one outlier (breakdown point 50 %).
+    window
+        Steps of history the novelty and repeat signals look back over (int >= 2). Default 8
+        covers tool cycles of period up to 6 (DESIGN §3) with room for one interruption.
+    baseline_size
+        Most recent informative movements kept in the calibrated baseline (int >=
+        ``warmup_steps - 1``). Only steps judged informative update it, so a loop cannot teach
+        the baseline that looping is normal.
+    scale_floor
+        Lower bound of the baseline's robust scale, relative to its centre (float in (0, 1]).
+        Keeps the test scale-free (it multiplies with the movements) and stops a very regular
+        warm-up (MAD near 0) from turning every small dip into a huge z-score. Default 0.25.
+    cusum_k
+        CUSUM allowance (reference value) in robust-z units (float >= 0): per-step slack
+        before evidence accumulates. 0.5 is Page's (1954) textbook choice for detecting a
+        one-standard-deviation shift.
+    cusum_steer, cusum_trip
+        CUSUM decision intervals h in robust-z units (0 < steer < trip). Evidence at
+        ``cusum_steer`` steers; at ``cusum_trip`` it trips (only after a steer). Defaults 4
+        and 8: h = 4-5 gives an in-control average run length of several hundred steps for
+        k = 0.5 (Montgomery, *Introduction to Statistical Quality Control*, §9.1).
+    near_duplicate_eps
+        Absolute rule: a step whose cosine distance to an earlier step in the window is below
+        this (float in [0, 1)) is a near-identical restatement, structural evidence outside the
+        calibrated test. Default 0.02: the model gives 0.97+ to a reworded restatement of the
+        same sentence, 0.7-0.8 to a genuine paraphrase (DESIGN §6).
+    repeat_steer, repeat_trip
+        Occurrences of the same canonical tool signature (tool, args, result) without progress
+        that steer / trip (ints, 2 <= steer < trip). Defaults 3 and 4: the third identical
+        failing call is a retry loop on any run (the OpenHands stuck detector trips at 3
+        identical action+error pairs, 4 identical action+observation pairs).
+    steer_cap
+        Most consecutive steers (int >= 1). Past it the breaker stays ``steering`` but answers
+        continue: repeated nudges become part of the loop. Reaching the cap never trips; only
+        evidence does.
+    probe
+        After a trip, let the next step through as a half-open probe: a step that brings
+        something new closes the breaker, anything else re-opens it. Default off: a harness
+        that ignores verdicts sees ``trip`` on every later step.
+    embed_text_chars, embed_result_chars
+        Characters of the step text, and of the tool call + result, given to the embedding
+        model (ints >= 64). MiniLM reads at most 256 word pieces (about 1,000 characters of
+        English), so longer text is cut; results keep their head and tail.
+    max_run_id_chars
+        Longest run id accepted (int >= 1), default 256.
+    max_field_chars
+        Longest text, result, args or user field accepted, in characters (int >= 1024).
+        Default 1,000,000: real tool outputs of tens of KB pass; a larger field is
+        ``INVALID_ARGUMENT`` naming the field.
+
+    Raises
+    ------
+    InvalidArgument
+        Naming the parameter, when a value is out of range.
+    """
+
+    warmup_steps: int = 6
+    window: int = 8
+    baseline_size: int = 32
+    scale_floor: float = 0.25
+    cusum_k: float = 0.5
+    cusum_steer: float = 4.0
+    cusum_trip: float = 8.0
+    near_duplicate_eps: float = 0.02
+    repeat_steer: int = 3
+    repeat_trip: int = 4
+    steer_cap: int = 3
+    probe: bool = False
+    embed_text_chars: int = 1200
+    embed_result_chars: int = 1200
+    max_run_id_chars: int = 256
+    max_field_chars: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        def need(name: str, ok: bool, what: str) -> None:
+            if not ok:
+                raise InvalidArgument(f"config.{name}", f"{what}, got {getattr(self, name)!r}")
+
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type == "int" and (isinstance(value, bool) or not isinstance(value, int)):
+                raise InvalidArgument(f"config.{f.name}", f"must be an integer, got {value!r}")
+            if f.type == "float" and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise InvalidArgument(f"config.{f.name}", f"must be a number, got {value!r}")
+        need("warmup_steps", self.warmup_steps >= 3, "must be >= 3")
+        need("window", self.window >= 2, "must be >= 2")
+        need("baseline_size", self.baseline_size >= self.warmup_steps - 1, "must be >= warmup_steps - 1")
+        need("scale_floor", 0 < self.scale_floor <= 1, "must be in (0, 1]")
+        need("cusum_k", self.cusum_k >= 0, "must be >= 0")
+        need("cusum_steer", self.cusum_steer > 0, "must be > 0")
+        need("cusum_trip", self.cusum_trip > self.cusum_steer, "must be > cusum_steer")
+        need("near_duplicate_eps", 0 <= self.near_duplicate_eps < 1, "must be in [0, 1)")
+        need("repeat_steer", self.repeat_steer >= 2, "must be >= 2")
+        need("repeat_trip", self.repeat_trip > self.repeat_steer, "must be > repeat_steer")
+        need("steer_cap", self.steer_cap >= 1, "must be >= 1")
+        need("embed_text_chars", self.embed_text_chars >= 64, "must be >= 64")
+        need("embed_result_chars", self.embed_result_chars >= 64, "must be >= 64")
+        need("max_run_id_chars", self.max_run_id_chars >= 1, "must be >= 1")
+        need("max_field_chars", self.max_field_chars >= 1024, "must be >= 1024")
+
+    def with_(self, **changes: Any) -> Config:
+        """A copy with ``changes`` applied (validated). Unknown names raise ``InvalidArgument``."""
+        known = {f.name for f in fields(self)}
+        for name in changes:
+            if name not in known:
+                raise InvalidArgument(f"config.{name}", "unknown setting")
+        return replace(self, **changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        """All settings as a plain dict."""
+        return asdict(self)
+
+    @classmethod
+    def preset(cls, name: str) -> Config:
+        """The named preset (see :data:`PRESETS`); ``InvalidArgument`` for an unknown name."""
+        try:
+            return cls(**PRESETS[name])
+        except KeyError:
+            raise InvalidArgument("config.preset", f"unknown preset {name!r}; known: {', '.join(sorted(PRESETS))}") from None
+
+
+#: Presets by workload. ``agent`` is the default. ``batch`` tolerates more identical calls
+#: (a batch job legitimately repeats a call whose result is the same "ok") at the cost of
+#: catching true retry loops one or two steps later.
+PRESETS: dict[str, dict[str, Any]] = {
+    "agent": {},
+    "batch": {"repeat_steer": 4, "repeat_trip": 6},
+}

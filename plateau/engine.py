@@ -1,0 +1,297 @@
+"""The engine: ``Engine.observe(run_id, step) -> Verdict``, the whole flow top to bottom.
+
+1. Validate the run id and the step (``InvalidArgument`` naming the field; nothing changes).
+2. Check the step's place in its run: the next index is applied; an already-seen index with
+   the same content returns the stored verdict (idempotent re-send); anything else is a
+   ``StepConflict``.
+3. Embed the step's text and its tool call + result (one model call, outside the run's lock,
+   so concurrent runs share batches).
+4. Under the run's lock: structural signals (:mod:`plateau.signals.progress`), semantic
+   signals (:mod:`plateau.signals.semantic`), fusion (:mod:`plateau.fuse`), the breaker
+   (:mod:`plateau.breaker`) → :class:`~plateau.types.Verdict`.
+
+Every input is validated before any state changes, and the analysis path only ever sees
+validated values, so a rejected request never corrupts or loses a run's state. This module
+imports neither grpc nor torch (the model is imported lazily by :mod:`plateau.embed`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from plateau.breaker import Breaker
+from plateau.config import Config
+from plateau.embed import CachedEmbedder, Embedder
+from plateau.errors import InvalidArgument, RunNotFound, StepConflict
+from plateau.fuse import fuse
+from plateau.signals.progress import ProgressTracker
+from plateau.signals.semantic import SemanticTracker
+from plateau.store.memory import MemoryStore
+from plateau.types import RunInfo, Step, Verdict
+
+__all__ = ["Engine", "RunRecord", "validate_run_id"]
+
+
+def validate_run_id(run_id: object, max_chars: int) -> str:
+    """Return ``run_id`` if it is a valid run id, else raise ``InvalidArgument("run_id", …)``.
+
+    A run id is a non-empty string of at most ``max_chars`` characters without control
+    characters.
+    """
+    if not isinstance(run_id, str):
+        raise InvalidArgument("run_id", f"must be a string, got {type(run_id).__name__}")
+    if not run_id or not run_id.strip():
+        raise InvalidArgument("run_id", "must not be empty")
+    if len(run_id) > max_chars:
+        raise InvalidArgument("run_id", f"is {len(run_id)} characters long; the limit is {max_chars}")
+    if any(ord(c) < 32 or ord(c) == 127 for c in run_id):
+        raise InvalidArgument("run_id", "must not contain control characters")
+    return run_id
+
+
+class _Analysis:
+    """The learned per-run state behind verdicts (rebuilt from nothing on reset)."""
+
+    def __init__(self, config: Config) -> None:
+        self.semantic = SemanticTracker(config)
+        self.progress = ProgressTracker(window=config.window)
+        self.breaker = Breaker(config)
+        self.near_dup_streak = 0
+
+
+@dataclass
+class RunRecord:
+    """Everything the engine keeps about one run."""
+
+    run_id: str
+    context: str | None
+    analysis: _Analysis
+    fingerprints: list[str] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    ended: bool = False
+
+
+def _head_tail(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    head = (limit * 2) // 3
+    return text[:head] + " … " + text[-(limit - head) :]
+
+
+class Engine:
+    """Judges steps of many runs.
+
+    Parameters
+    ----------
+    config
+        :class:`~plateau.config.Config`; the default when None.
+    embedder
+        Any :class:`~plateau.embed.Embedder`; wrapped in a :class:`~plateau.embed.CachedEmbedder`
+        unless it already is one. ``None`` means the default sentence-transformers model
+        (loaded lazily on the first step).
+    store
+        Where run records live; an in-memory store when None.
+
+    Notes
+    -----
+    Thread-safe: steps of one run are applied one at a time (per-run lock); steps of
+    different runs run in parallel and share the embedder's batches.
+    """
+
+    def __init__(self, config: Config | None = None, embedder: Embedder | None = None, store: MemoryStore | None = None) -> None:
+        self.config = config or Config()
+        if embedder is None:
+            from plateau.embed import BatchingEmbedder, SentenceTransformerEmbedder
+
+            embedder = BatchingEmbedder(SentenceTransformerEmbedder())
+        self.embedder: Embedder = embedder if isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
+        self.store = store or MemoryStore()
+
+    # ----------------------------------------------------------------- validation
+    def _validate(self, run_id: str, step: Step, context: str | None) -> None:
+        validate_run_id(run_id, self.config.max_run_id_chars)
+        if not isinstance(step, Step):
+            raise InvalidArgument("step", f"must be a Step, got {type(step).__name__}")
+        limit = self.config.max_field_chars
+        for name in ("text", "args", "result", "user", "agent", "tool"):
+            value = getattr(step, name)
+            if value is not None and len(value) > limit:
+                raise InvalidArgument(f"step.{name}", f"is {len(value)} characters long; the limit is {limit}")
+        if context is not None:
+            if not isinstance(context, str):
+                raise InvalidArgument("context", "must be a string")
+            if len(context) > limit:
+                raise InvalidArgument("context", f"is {len(context)} characters long; the limit is {limit}")
+
+    def _check_place(self, record: RunRecord | None, run_id: str, step: Step, fingerprint: str, context: str | None) -> Verdict | None:
+        """Return the stored verdict for an idempotent re-send, None for the next step, or raise."""
+        seen = 0 if record is None else len(record.fingerprints)
+        if record is not None and step.index < seen:
+            if record.fingerprints[step.index] == fingerprint:
+                return record.verdicts[step.index]
+            raise StepConflict(f"step.index: step {step.index} of run {run_id!r} was already observed with different content")
+        if record is not None and record.ended:
+            raise StepConflict(f"run_id: run {run_id!r} has ended; start a new run id")
+        if step.index > seen:
+            raise StepConflict(f"step.index: run {run_id!r} expects step {seen} next, got {step.index} (a gap)")
+        if context and record is not None and record.context and context != record.context:
+            raise StepConflict(f"context: differs from the context run {run_id!r} was started with")
+        return None
+
+    # ----------------------------------------------------------------- embedding
+    def embed_inputs(self, step: Step) -> tuple[str | None, str | None]:
+        """The two texts embedded for ``step``: its text, and its tool call + result.
+
+        Either is None when the step has no such part. Texts are cut to the configured
+        lengths (results keep head and tail) because the model reads at most 256 word pieces.
+        """
+        text = step.text.strip()
+        text_in = _head_tail(text, self.config.embed_text_chars) if text else None
+        obs_in = None
+        if step.tool is not None or step.result is not None:
+            if step.result is not None and step.result.strip():
+                body = _head_tail(step.result.strip(), self.config.embed_result_chars)
+            else:
+                body = _head_tail(step.args, self.config.embed_result_chars // 2) or "(no result)"
+            obs_in = f"{step.tool or 'result'}: {body}"
+        return text_in, obs_in
+
+    def _embed(self, step: Step) -> tuple[np.ndarray | None, np.ndarray | None]:
+        text_in, obs_in = self.embed_inputs(step)
+        texts = [t for t in (text_in, obs_in) if t is not None]
+        if not texts:
+            return None, None
+        vecs = self.embedder.encode(texts)
+        it = iter(vecs)
+        return (next(it) if text_in is not None else None, next(it) if obs_in is not None else None)
+
+    # ----------------------------------------------------------------- public API
+    def observe(self, run_id: str, step: Step, context: str | None = None) -> Verdict:
+        """Judge ``step`` of run ``run_id`` and return its :class:`~plateau.types.Verdict`.
+
+        Parameters
+        ----------
+        run_id
+            Client-chosen run id (non-empty, at most ``config.max_run_id_chars`` characters).
+        step
+            The step; its ``index`` must be the run's next index (0 for a new run), or an
+            already-observed index with identical content (returns the stored verdict).
+        context
+            What the user asked for; kept from the first step (a later different value is a
+            conflict).
+
+        Raises
+        ------
+        InvalidArgument
+            A malformed field (named in the message).
+        StepConflict
+            A gap, a conflicting re-send, a different context, or an ended run.
+        ModelUnavailable
+            The embedding model cannot be loaded.
+        """
+        self._validate(run_id, step, context)
+        fingerprint = step.fingerprint()
+        lock = self.store.lock(run_id)
+        with lock:
+            stored = self._check_place(self.store.get(run_id), run_id, step, fingerprint, context)
+        if stored is not None:
+            return stored
+        text_vec, obs_vec = self._embed(step)
+        with lock:
+            record = self.store.get(run_id)
+            stored = self._check_place(record, run_id, step, fingerprint, context)
+            if stored is not None:
+                return stored
+            if record is None:
+                record = RunRecord(run_id=run_id, context=context or None, analysis=_Analysis(self.config))
+            elif context and not record.context:
+                record.context = context
+            verdict = self._apply(record, step, text_vec, obs_vec)
+            record.fingerprints.append(fingerprint)
+            record.verdicts.append(verdict)
+            self.store.put(run_id, record)
+            return verdict
+
+    def _apply(self, record: RunRecord, step: Step, text_vec: np.ndarray | None, obs_vec: np.ndarray | None) -> Verdict:
+        a = record.analysis
+        prog = a.progress.update(step)
+        if prog.progress:
+            a.semantic.reset_evidence()
+            a.near_dup_streak = 0
+        sem = a.semantic.update(text_vec, obs_vec, structural=prog.repeat_count >= 2)
+        # A near-identical step whose tool result is new to the run is a poller making
+        # progress (recurrence with progress is work), not a restatement.
+        restated = sem.near_duplicate and prog.result_novel is not True
+        a.near_dup_streak = a.near_dup_streak + 1 if restated else 0
+        evidence = fuse(step, sem, prog, a.near_dup_streak, self.config)
+        decision = a.breaker.decide(step.index, evidence, calibrating=sem.calibrating)
+        signals: dict[str, float] = {
+            "repeat_count": float(prog.repeat_count),
+            "error_count": float(prog.error_count),
+            "cusum": sem.cusum,
+            "near_duplicate": float(sem.near_duplicate),
+            "calibrating": float(sem.calibrating),
+        }
+        for name in ("delta", "novelty", "delta_text", "novelty_result", "z", "baseline_center", "baseline_scale"):
+            value = getattr(sem, name)
+            if value is not None:
+                signals[name] = round(float(value), 6)
+        if prog.result_novel is not None:
+            signals["result_novel"] = float(prog.result_novel)
+        for code, score in evidence.components.items():
+            signals[f"score.{code}"] = score
+        reasons = tuple(sorted(set(evidence.reasons) | set(decision.reasons)))
+        return Verdict(
+            run_id=record.run_id,
+            step_index=step.index,
+            action=decision.action,
+            state=decision.state,
+            score=evidence.score,
+            reasons=reasons,
+            signals=signals,
+            message=decision.message,
+        )
+
+    def _info(self, record: RunRecord) -> RunInfo:
+        baseline = record.analysis.semantic.baseline
+        return RunInfo(
+            run_id=record.run_id,
+            state=record.analysis.breaker.state,
+            steps=len(record.verdicts),
+            steers=record.analysis.breaker.steers,
+            ended=record.ended,
+            context=record.context,
+            last_verdict=record.verdicts[-1] if record.verdicts else None,
+            baseline_center=None if baseline is None else round(baseline[0], 6),
+            baseline_scale=None if baseline is None else round(baseline[1], 6),
+        )
+
+    def _record(self, run_id: str) -> RunRecord:
+        validate_run_id(run_id, self.config.max_run_id_chars)
+        record = self.store.get(run_id)
+        if record is None:
+            raise RunNotFound(f"run_id: no run {run_id!r}")
+        return record
+
+    def get_run(self, run_id: str) -> RunInfo:
+        """The state of run ``run_id``. Raises ``RunNotFound``, ``InvalidArgument``."""
+        with self.store.lock(run_id):
+            return self._info(self._record(run_id))
+
+    def reset_run(self, run_id: str) -> RunInfo:
+        """Forget the run's steps and calibration (context kept); the next index is 0."""
+        with self.store.lock(run_id):
+            old = self._record(run_id)
+            record = RunRecord(run_id=run_id, context=old.context, analysis=_Analysis(self.config))
+            self.store.put(run_id, record)
+            return self._info(record)
+
+    def end_run(self, run_id: str) -> RunInfo:
+        """Mark the run ended: later new steps are a ``StepConflict``; its state stays readable."""
+        with self.store.lock(run_id):
+            record = self._record(run_id)
+            record.ended = True
+            return self._info(record)
+

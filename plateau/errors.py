@@ -1,0 +1,93 @@
+"""Plateau's one error hierarchy.
+
+Every error Plateau raises on purpose derives from :class:`PlateauError`. Each class carries
+the gRPC status code it maps to (``code``, a name from ``grpc.StatusCode``), so the server,
+the remote client and the in-process client agree on one table:
+
+=========================  ======================  ==========================================
+error                      gRPC status             when
+=========================  ======================  ==========================================
+:class:`InvalidArgument`   ``INVALID_ARGUMENT``    a field is malformed (message names it);
+                                                   also a ``ValueError``
+:class:`RunNotFound`       ``NOT_FOUND``           get/reset/end of a run that does not exist
+:class:`StepConflict`      ``FAILED_PRECONDITION`` a gap in step indices, a past index with
+                                                   different content, a step for an ended run
+:class:`LimitExceeded`     ``RESOURCE_EXHAUSTED``  a configured limit is exceeded
+:class:`ModelUnavailable`  ``UNAVAILABLE``         the embedding model cannot be loaded
+=========================  ======================  ==========================================
+
+Nothing a client sends ever maps to ``INTERNAL``. This module imports neither grpc nor torch.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "InvalidArgument",
+    "LimitExceeded",
+    "ModelUnavailable",
+    "PlateauError",
+    "RunNotFound",
+    "StepConflict",
+]
+
+
+class PlateauError(Exception):
+    """Base class of Plateau's errors; ``code`` names the gRPC status it maps to."""
+
+    code = "UNKNOWN"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidArgument(PlateauError, ValueError):
+    """A request field is malformed; ``field`` names it (dotted path, e.g. ``step.args``)."""
+
+    code = "INVALID_ARGUMENT"
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}" if field else problem)
+        self.field = field
+
+
+class RunNotFound(PlateauError, LookupError):
+    """The run id names no run (or a run this caller may not see)."""
+
+    code = "NOT_FOUND"
+
+
+class StepConflict(PlateauError):
+    """The step does not fit the run: a gap, a conflicting re-send, or an ended run."""
+
+    code = "FAILED_PRECONDITION"
+
+
+class LimitExceeded(PlateauError):
+    """A configured limit (text size, runs, steps) is exceeded."""
+
+    code = "RESOURCE_EXHAUSTED"
+
+
+class ModelUnavailable(PlateauError, RuntimeError):
+    """The embedding model cannot be loaded; the message says what to install or pass."""
+
+    code = "UNAVAILABLE"
+
+
+def from_code(code: str, message: str) -> PlateauError:
+    """Rebuild the error for a gRPC status code name (used by the remote client)."""
+    if code == "INVALID_ARGUMENT":
+        field, _, problem = message.partition(": ")
+        return InvalidArgument(field, problem) if problem else InvalidArgument("", message)
+    cls = {
+        "NOT_FOUND": RunNotFound,
+        "FAILED_PRECONDITION": StepConflict,
+        "RESOURCE_EXHAUSTED": LimitExceeded,
+        "UNAVAILABLE": ModelUnavailable,
+    }.get(code)
+    if cls is None:
+        err = PlateauError(message)
+        err.code = code
+        return err
+    return cls(message)

@@ -1,0 +1,83 @@
+"""The structural signals: canonical tool signatures, repeats and repeated errors."""
+
+from __future__ import annotations
+
+from plateau.signals.progress import ProgressTracker, canonical_args, error_skeleton, is_error, normalize_volatile, tool_signature
+from plateau.types import Step
+
+
+def test_volatile_values_are_masked() -> None:
+    """Timestamps, UUIDs, hex ids, PIDs, durations and temp paths become placeholders."""
+    text = (
+        "2024-06-11T14:06:12.345Z req 3f2a9c1e-77b0-4c1d-9e2f-0123456789ab commit a3f9c2e81b "
+        "pid=48211 took 1.25s wrote /tmp/pytest-of-root/pytest-7/out.json at 14:06:12"
+    )
+    assert normalize_volatile(text) == "<ts> req <uuid> commit <hex> pid=<n> took <dur> wrote <tmp> at <time>"
+
+
+def test_plain_numbers_survive_normalisation() -> None:
+    """Counts that carry progress ('3 of 6 replicas') are not masked."""
+    assert normalize_volatile("3 of 6 updated replicas") == "3 of 6 updated replicas"
+
+
+def test_canonical_args_sort_keys_and_drop_request_ids() -> None:
+    """Key order and request ids do not change the canonical arguments."""
+    a = canonical_args('{"b": 1, "a": "x", "request_id": "r-1"}')
+    b = canonical_args('{"a": "x", "b": 1, "request_id": "r-2"}')
+    assert a == b == '{"a":"x","b":1}'
+
+
+def test_signature_ignores_volatile_result_parts() -> None:
+    """The same call whose result differs only in a timestamp has one signature."""
+    s1 = Step(index=0, tool="status", args={"id": 1}, result="ok at 2024-01-01T10:00:00Z")
+    s2 = Step(index=1, tool="status", args={"id": 1}, result="ok at 2024-01-01T10:05:00Z")
+    s3 = Step(index=2, tool="status", args={"id": 1}, result="done at 2024-01-01T10:05:00Z")
+    assert tool_signature(s1) == tool_signature(s2) != tool_signature(s3)
+
+
+def test_errors_are_inferred_from_results() -> None:
+    """Tracebacks, 'Error:' prefixes and E999-style lints count as errors; plain output does not."""
+    assert is_error(Step(index=0, tool="bash", result="Traceback (most recent call last):\n  ...\nValueError: x"))
+    assert is_error(Step(index=0, tool="edit", result="Your edit has errors.\nERRORS:\n- E999 SyntaxError"))
+    assert not is_error(Step(index=0, tool="bash", result="42 passed in 0.8s"))
+    assert is_error(Step(index=0, tool="bash", result="fine", status="error"))
+
+
+def test_error_skeleton_masks_line_numbers() -> None:
+    """Two tracebacks that differ only in line numbers share a skeleton."""
+    a = error_skeleton('File "a.py", line 12\nSyntaxError: invalid syntax')
+    b = error_skeleton('File "a.py", line 40\nSyntaxError: invalid syntax')
+    assert a == b == "SyntaxError: invalid syntax"
+
+
+def _failing(i: int, text: str = "retry") -> Step:
+    return Step(index=i, text=text, tool="replace", args={"old": "timeout: 30", "new": "timeout: 60"},
+                result="Error: expected 1 occurrence but found 3.")
+
+
+def test_repeat_and_error_counts_climb_then_reset_on_progress() -> None:
+    """Identical failing calls count 1, 2, 3; a progress marker resets both counts."""
+    tracker = ProgressTracker(window=8)
+    counts = [(s.repeat_count, s.error_count) for s in (tracker.update(_failing(i)) for i in range(3))]
+    assert counts == [(1, 1), (2, 2), (3, 3)]
+    progress = tracker.update(Step(index=3, tool="bash", args={"c": "pytest"}, result="12 passed",
+                                   progress={"tests_passed": 12, "files_changed": ["a.py"]}))
+    assert progress.progress
+    after = tracker.update(_failing(4))
+    assert (after.repeat_count, after.error_count) == (1, 1)
+
+
+def test_success_of_a_tool_ends_its_error_streak() -> None:
+    """A successful call of the same tool resets that tool's error count."""
+    tracker = ProgressTracker(window=8)
+    tracker.update(_failing(0))
+    tracker.update(_failing(1))
+    tracker.update(Step(index=2, tool="replace", args={"old": "a"}, result="Edited 1 file"))
+    assert tracker.update(_failing(3)).error_count == 1
+
+
+def test_a_poller_whose_output_changes_does_not_repeat() -> None:
+    """The same command with a changing result never counts as a repeat."""
+    tracker = ProgressTracker(window=8)
+    sig = [tracker.update(Step(index=i, tool="bash", args={"c": "status"}, result=f"{i} of 6 ready")) for i in range(6)]
+    assert all(s.repeat_count == 1 and s.result_novel for s in sig)

@@ -25,9 +25,10 @@ from plateau.breaker import Breaker
 from plateau.config import Config
 from plateau.embed import CachedEmbedder, Embedder
 from plateau.errors import InvalidArgument, RunNotFound, StepConflict
-from plateau.fuse import fuse
+from plateau.fuse import fresh_action, fuse
 from plateau.signals.progress import ProgressTracker
 from plateau.signals.semantic import SemanticTracker
+from plateau.signals.textual import TextualTracker
 from plateau.store.memory import MemoryStore
 from plateau.types import RunInfo, Step, Verdict
 
@@ -57,8 +58,10 @@ class _Analysis:
     def __init__(self, config: Config) -> None:
         self.semantic = SemanticTracker(config)
         self.progress = ProgressTracker(window=config.window)
+        self.textual = TextualTracker()
         self.breaker = Breaker(config)
         self.near_dup_streak = 0
+        self.verbatim_streak = 0
 
 
 @dataclass
@@ -221,11 +224,15 @@ class Engine:
             a.semantic.reset_evidence()
             a.near_dup_streak = 0
         sem = a.semantic.update(text_vec, obs_vec, structural=prog.repeat_count >= 2)
-        # A near-identical step whose tool result is new to the run is a poller making
-        # progress (recurrence with progress is work), not a restatement.
-        restated = sem.near_duplicate and prog.result_novel is not True
+        # A near-identical step around a fresh action (a poller whose result moved, the next
+        # item of a batch) is work, not a restatement: recurrence with progress is work.
+        fresh = fresh_action(step, prog)
+        restated = sem.near_duplicate and not fresh
         a.near_dup_streak = a.near_dup_streak + 1 if restated else 0
-        evidence = fuse(step, sem, prog, a.near_dup_streak, self.config)
+        text = a.textual.update(step.text)
+        verbatim = text.verbatim and not fresh
+        a.verbatim_streak = a.verbatim_streak + 1 if verbatim else 0
+        evidence = fuse(step, sem, prog, text, a.near_dup_streak, a.verbatim_streak, self.config)
         decision = a.breaker.decide(step.index, evidence, calibrating=sem.calibrating)
         signals: dict[str, float] = {
             "repeat_count": float(prog.repeat_count),
@@ -238,6 +245,8 @@ class Engine:
             value = getattr(sem, name)
             if value is not None:
                 signals[name] = round(float(value), 6)
+        for name in ("ngram_jaccard", "longest_run", "sentence_similarity", "repeated_sentences"):
+            signals[f"text.{name}"] = round(float(getattr(text, name)), 6)
         if prog.result_novel is not None:
             signals["result_novel"] = float(prog.result_novel)
         for code, score in evidence.components.items():

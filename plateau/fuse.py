@@ -7,8 +7,13 @@ near-identical step) reaches trip level on its own count and needs no warm-up; c
 semantic stall reaches trip level only by accumulating CUSUM evidence, and the breaker lets it
 trip only after a steer.
 
+Textual evidence is split the same way: near-verbatim recurrence of the step's text
+(``text.ngram``: a long run of shared word n-grams) is structural and counts like a repeat;
+lexical sentence similarity (``text.lexical``: the same content words in most sentences) is
+not semantic similarity and is capped at steer level, so on its own it can never trip.
+
 Reason codes: ``tool.repeat``, ``tool.error_repeat``, ``semantic.near_duplicate``,
-``semantic.cycle``, ``semantic.stall``, ``progress.marker``.
+``semantic.cycle``, ``semantic.stall``, ``text.ngram``, ``text.lexical``, ``progress.marker``.
 """
 
 from __future__ import annotations
@@ -18,14 +23,21 @@ from dataclasses import dataclass
 from plateau.config import Config
 from plateau.signals.progress import ProgressSignals
 from plateau.signals.semantic import SemanticSignals
+from plateau.signals.textual import TextualSignals
 from plateau.types import Step
 
-__all__ = ["STEER_LEVEL", "TRIP_LEVEL", "Evidence", "count_score", "fuse"]
+__all__ = ["LEXICAL_SHARE", "LEXICAL_SIMILARITY", "STEER_LEVEL", "TRIP_LEVEL", "Evidence", "count_score", "fresh_action", "fuse"]
 
 #: Score at which a step is steer-level evidence.
 STEER_LEVEL = 0.5
 #: Score at which a step is trip-level evidence.
 TRIP_LEVEL = 1.0
+#: Lexical restatement: at least this share of the step's sentences ...
+LEXICAL_SHARE = 0.75
+#: ... each with at least this stop-word-filtered Jaccard to an earlier sentence. With
+#: ``LEXICAL_SHARE`` it asks for a step made almost wholly of reworded earlier sentences;
+#: a step that adds one new sentence in four is not flagged.
+LEXICAL_SIMILARITY = 0.6
 
 
 def count_score(count: int, steer_at: int, trip_at: int) -> float:
@@ -42,6 +54,14 @@ def _cusum_score(statistic: float, steer: float, trip: float) -> float:
     if statistic < steer:
         return STEER_LEVEL * statistic / steer
     return min(2.0, STEER_LEVEL + (TRIP_LEVEL - STEER_LEVEL) * (statistic - steer) / (trip - steer))
+
+
+def fresh_action(step: Step, prog: ProgressSignals) -> bool:
+    """Whether the step's tool call brings something new: a call (tool, args, result) not seen
+    in the window, or a result new to the run. Restated narration around a fresh action
+    (templated text over a batch of items, a poller whose output moves) is work, not a stall,
+    so restatement evidence (near-duplicate, verbatim, lexical) does not count for it."""
+    return step.tool is not None and (prog.repeat_count <= 1 or prog.result_novel is True)
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -74,11 +94,20 @@ class Evidence:
     components: dict[str, float]
 
 
-def fuse(step: Step, sem: SemanticSignals, prog: ProgressSignals, near_dup_count: int, config: Config) -> Evidence:
+def fuse(
+    step: Step,
+    sem: SemanticSignals,
+    prog: ProgressSignals,
+    text: TextualSignals,
+    near_dup_count: int,
+    verbatim_count: int,
+    config: Config,
+) -> Evidence:
     """Combine one step's signals into :class:`Evidence`.
 
-    ``near_dup_count`` is the number of near-duplicate steps in the current streak (this one
-    included; 0 when this step is not a near-duplicate).
+    ``near_dup_count`` and ``verbatim_count`` are the lengths of the current streaks of
+    near-duplicate steps and of near-verbatim texts (this step included; 0 when this step is
+    not one).
     """
     parts: dict[str, tuple[float, bool, str]] = {}
     if prog.repeat_count >= 2:
@@ -102,6 +131,20 @@ def fuse(step: Step, sem: SemanticSignals, prog: ProgressSignals, near_dup_count
             True,
             f"this step restates step {step.index - lag} almost word for word"
             + (f" (a cycle of period {sem.cycle_period})" if sem.cycle_period else ""),
+        )
+    if verbatim_count >= 1:
+        lag = (step.index - text.matched_step) if text.matched_step is not None else 1
+        parts["text.ngram"] = (
+            count_score(verbatim_count + 1, config.repeat_steer, config.repeat_trip),
+            True,
+            f"this step's text repeats step {step.index - lag} nearly verbatim ({text.longest_run} words in a row)",
+        )
+    lexical = text.repeated_sentences >= LEXICAL_SHARE and text.sentence_similarity >= LEXICAL_SIMILARITY
+    if lexical and not fresh_action(step, prog):
+        parts["text.lexical"] = (
+            STEER_LEVEL,
+            False,
+            "this step rewords sentences you already wrote",
         )
     if not sem.calibrating and sem.cusum > 0:
         parts["semantic.stall"] = (

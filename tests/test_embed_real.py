@@ -16,17 +16,28 @@ from .conftest import EXAMPLES
 pytestmark = pytest.mark.model
 
 
-def test_paraphrase_is_closer_than_a_look_alike(real_model) -> None:  # type: ignore[no-untyped-def]
-    """A paraphrase pair scores a higher cosine than a same-wording pair with different content."""
-    vec = real_model.encode([
-        "The cache goes stale because its TTL is never refreshed.",
-        "Since nobody refreshes the TTL, the cached data becomes outdated.",
-        "The cache stays fresh because its TTL is always refreshed.",
-    ])
+PAIRS = [
+    # (anchor, paraphrase: same content in other words, look-alike: same frame, other facts)
+    ("The cache goes stale because its TTL is never refreshed.",
+     "Since nobody refreshes the TTL, the cached data becomes outdated.",
+     "The cache goes cold because its owner is never notified."),
+    ("I found the root cause: the index on order_id was dropped.",
+     "The missing order_id index is what caused the slowdown.",
+     "I found the root cause: the disk on node three was full."),
+]
+
+
+@pytest.mark.parametrize(("anchor", "paraphrase", "look_alike"), PAIRS)
+def test_paraphrase_is_closer_than_a_look_alike(real_model, anchor: str, paraphrase: str, look_alike: str) -> None:  # type: ignore[no-untyped-def]
+    """A paraphrase scores a higher cosine than a sentence with the same frame but different facts (DESIGN §6).
+
+    (A polarity flip, "the build passed" vs "the build failed", is NOT separated by MiniLM:
+    see models/README.md.)
+    """
+    vec = real_model.encode([anchor, paraphrase, look_alike])
     assert vec.shape == (3, 384) and vec.dtype == np.float32
     assert np.allclose(np.linalg.norm(vec, axis=1), 1.0, atol=1e-5)
-    paraphrase, look_alike = float(vec[0] @ vec[1]), float(vec[0] @ vec[2])
-    assert paraphrase > look_alike
+    assert float(vec[0] @ vec[1]) > float(vec[0] @ vec[2]) + 0.1
 
 
 def test_missing_model_folder_is_a_clear_error(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -168,3 +168,36 @@ def test_identical_failing_calls_trip_within_a_bound_whatever_the_narration(narr
         for i, t in enumerate(narration)
     ]
     assert Action.TRIP in actions[:4]
+
+
+def test_lexical_similarity_alone_never_trips() -> None:
+    """Evidence made only of lexical sentence similarity steers at most, however long it lasts."""
+    from plateau.breaker import Breaker
+    from plateau.fuse import fuse
+    from plateau.signals.progress import ProgressSignals
+    from plateau.signals.semantic import SemanticSignals
+    from plateau.signals.textual import TextualSignals
+
+    config = Config()
+    breaker = Breaker(config)
+    lexical = TextualSignals(ngram_jaccard=0.3, containment=0.3, longest_run=4, verbatim=False,
+                             sentence_similarity=0.9, repeated_sentences=1.0, matched_step=0)
+    actions = []
+    for i in range(40):
+        evidence = fuse(Step(index=i, text="reworded"), SemanticSignals(calibrating=False), ProgressSignals(), lexical, 0, 0, config)
+        assert evidence.reasons == ("text.lexical",) and not evidence.structural
+        actions.append(breaker.decide(i, evidence, calibrating=False).action)
+    assert Action.TRIP not in actions and Action.STEER in actions
+
+
+def test_verbatim_restatement_counts_toward_a_trip(hashing_engine: Engine) -> None:
+    """A long paragraph restated word for word (no tools) reaches trip through text.ngram or near-duplicate."""
+    para = ("The root cause is that migration 0142 dropped the order_id index, so every checkout query "
+            "falls back to a sequential scan and the connection pool runs dry under load.")
+    warm = ["Looking at the error rate dashboards for checkout.", "Pulling logs from the ingress.",
+            "Checking pod restarts and liveness probes.", "Reading the Hikari pool metrics.", "Explaining the slow query plan."]
+    for i, t in enumerate(warm):
+        hashing_engine.observe("r", Step(index=i, text=t))
+    verdicts = [hashing_engine.observe("r", Step(index=5 + i, text=para)) for i in range(5)]
+    assert verdicts[-1].action is Action.TRIP
+    assert any("text.ngram" in v.reasons for v in verdicts)

@@ -90,7 +90,7 @@ class Breaker:
             self.steers += 1
             message = (
                 f"You seem to be going in circles: {evidence.what}. {self._since()} "
-                "Do not repeat it: try a different approach, different arguments or another tool, "
+                "Stop repeating this: try a different approach, different arguments or another tool, "
                 "or state what blocks you."
             )
             return Decision(Action.STEER, self.state, message)

@@ -274,6 +274,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jsonl", action="store_true", help="one JSON object per chunk on stdout")
     p.add_argument("--remote", metavar="HOST:PORT", help="use a running server")
     p.set_defaults(func=cmd_guard)
+
+    from plateau import cli_eval
+
+    cli_eval.register(sub)
     return parser
 
 

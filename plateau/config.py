@@ -57,6 +57,11 @@ class Config:
         that steer / trip (ints, 2 <= steer < trip). Defaults 3 and 4: the third identical
         failing call is a retry loop on any run (the OpenHands stuck detector trips at 3
         identical action+error pairs, 4 identical action+observation pairs).
+    poll_steer, poll_trip
+        Consecutive identical calls that steer / trip when the result is a waiting state (a
+        poller's "no new output", "still running") or when the user asked for repetition
+        without a bound (ints, 2 <= steer < trip). Waiting on something external is
+        legitimate for a while, so these are larger than ``repeat_*``. Defaults 8 and 16.
     steer_cap
         Most consecutive steers (int >= 1). Past it the breaker stays ``steering`` but answers
         continue: repeated nudges become part of the loop. Reaching the cap never trips; only
@@ -92,6 +97,8 @@ class Config:
     near_duplicate_eps: float = 0.02
     repeat_steer: int = 3
     repeat_trip: int = 4
+    poll_steer: int = 8
+    poll_trip: int = 16
     steer_cap: int = 3
     probe: bool = False
     embed_text_chars: int = 1200
@@ -120,6 +127,8 @@ class Config:
         need("near_duplicate_eps", 0 <= self.near_duplicate_eps < 1, "must be in [0, 1)")
         need("repeat_steer", self.repeat_steer >= 2, "must be >= 2")
         need("repeat_trip", self.repeat_trip > self.repeat_steer, "must be > repeat_steer")
+        need("poll_steer", self.poll_steer >= 2, "must be >= 2")
+        need("poll_trip", self.poll_trip > self.poll_steer, "must be > poll_steer")
         need("steer_cap", self.steer_cap >= 1, "must be >= 1")
         need("embed_text_chars", self.embed_text_chars >= 64, "must be >= 64")
         need("embed_result_chars", self.embed_result_chars >= 64, "must be >= 64")
@@ -147,10 +156,20 @@ class Config:
             raise InvalidArgument("config.preset", f"unknown preset {name!r}; known: {', '.join(sorted(PRESETS))}") from None
 
 
-#: Presets by workload. ``agent`` is the default. ``batch`` tolerates more identical calls
-#: (a batch job legitimately repeats a call whose result is the same "ok") at the cost of
-#: catching true retry loops one or two steps later.
+#: Presets by workload, each trading sensitivity for tolerance differently:
+#:
+#: - ``agent`` (default): tool-using agents; identical failing calls steer at 3, trip at 4.
+#: - ``batch``: jobs that legitimately repeat a call whose result is the same "ok" (one call
+#:   per item); tolerates more identical calls and polls, catching true retry loops 2-3
+#:   steps later.
+#: - ``chat``: conversations without tools; a shorter warm-up (4 steps) so a pleasantry or
+#:   restatement loop is judged sooner, at the cost of a noisier baseline.
+#: - ``reasoning``: long thinking steps that circle slowly; the calibrated test needs more
+#:   evidence (CUSUM 6 / 12) so slow legitimate derivations are not steered, at the cost of
+#:   catching a semantic plateau a few steps later.
 PRESETS: dict[str, dict[str, Any]] = {
     "agent": {},
-    "batch": {"repeat_steer": 4, "repeat_trip": 6},
+    "batch": {"repeat_steer": 4, "repeat_trip": 6, "poll_steer": 12, "poll_trip": 24},
+    "chat": {"warmup_steps": 4},
+    "reasoning": {"cusum_steer": 6.0, "cusum_trip": 12.0},
 }

@@ -25,7 +25,8 @@ from plateau.breaker import Breaker
 from plateau.config import Config
 from plateau.embed import CachedEmbedder, Embedder
 from plateau.errors import InvalidArgument, RunNotFound, StepConflict
-from plateau.fuse import fresh_action, fuse
+from plateau.fuse import fuse
+from plateau.signals.intent import IntentReader, Repetition
 from plateau.signals.progress import ProgressTracker
 from plateau.signals.semantic import SemanticTracker
 from plateau.signals.textual import TextualTracker
@@ -62,6 +63,7 @@ class _Analysis:
         self.breaker = Breaker(config)
         self.near_dup_streak = 0
         self.verbatim_streak = 0
+        self.repetition: Repetition | None = None
 
 
 @dataclass
@@ -111,6 +113,7 @@ class Engine:
             embedder = BatchingEmbedder(SentenceTransformerEmbedder())
         self.embedder: Embedder = embedder if isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
         self.store = store or MemoryStore()
+        self.intent = IntentReader(self.embedder)
 
     # ----------------------------------------------------------------- validation
     def _validate(self, run_id: str, step: Step, context: str | None) -> None:
@@ -219,20 +222,33 @@ class Engine:
 
     def _apply(self, record: RunRecord, step: Step, text_vec: np.ndarray | None, obs_vec: np.ndarray | None) -> Verdict:
         a = record.analysis
+        if a.repetition is None:
+            a.repetition = self.intent.requested_repetition(record.context)
+        if step.user:
+            asked = self.intent.requested_repetition(step.user)
+            if asked.requested:
+                a.repetition = asked
+        result_kind = self.intent.result_kind(obs_vec)
         prog = a.progress.update(step)
-        if prog.progress:
+        if prog.progress or step.progress.files_changed:
+            # a new best (tests, metric) or a change to files: the narration's stall evidence
+            # starts over; whether the changes achieve anything is judged structurally
+            # (repeats, errors, test states returning: progress.oscillation)
             a.semantic.reset_evidence()
             a.near_dup_streak = 0
         sem = a.semantic.update(text_vec, obs_vec, structural=prog.repeat_count >= 2)
-        # A near-identical step around a fresh action (a poller whose result moved, the next
-        # item of a batch) is work, not a restatement: recurrence with progress is work.
-        fresh = fresh_action(step, prog)
-        restated = sem.near_duplicate and not fresh
-        a.near_dup_streak = a.near_dup_streak + 1 if restated else 0
+        # Restatement evidence (near-identical step, verbatim text) is for steps without a tool
+        # call. With a call, the call's own evidence decides: it knows pollers, requested
+        # repetition and denials, and a fresh call (a poller whose result moved, the next item
+        # of a batch) is work however the narration repeats.
+        restating = step.tool is None
+        a.near_dup_streak = a.near_dup_streak + 1 if sem.near_duplicate and restating else 0
         text = a.textual.update(step.text)
-        verbatim = text.verbatim and not fresh
+        verbatim = text.verbatim and restating
         a.verbatim_streak = a.verbatim_streak + 1 if verbatim else 0
-        evidence = fuse(step, sem, prog, text, a.near_dup_streak, a.verbatim_streak, self.config)
+        evidence = fuse(
+            step, sem, prog, text, a.near_dup_streak, a.verbatim_streak, self.config, result_kind=result_kind, repetition=a.repetition
+        )
         decision = a.breaker.decide(step.index, evidence, calibrating=sem.calibrating)
         signals: dict[str, float] = {
             "repeat_count": float(prog.repeat_count),
@@ -249,6 +265,15 @@ class Engine:
             signals[f"text.{name}"] = round(float(getattr(text, name)), 6)
         if prog.result_novel is not None:
             signals["result_novel"] = float(prog.result_novel)
+        signals["streak"] = float(prog.streak)
+        signals["oscillation"] = float(prog.oscillation)
+        signals["same_outcome_count"] = float(prog.same_outcome_count)
+        if prog.cycle_period:
+            signals["cycle_period"] = float(prog.cycle_period)
+        if result_kind:
+            signals[f"result.{result_kind}"] = 1.0
+        if a.repetition.requested:
+            signals["requested_repetition"] = float(a.repetition.bound or 0)
         for code, score in evidence.components.items():
             signals[f"score.{code}"] = score
         reasons = tuple(sorted(set(evidence.reasons) | set(decision.reasons)))

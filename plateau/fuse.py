@@ -10,9 +10,12 @@ trip only after a steer.
 Textual evidence is split the same way: near-verbatim recurrence of the step's text
 (``text.ngram``: a long run of shared word n-grams) is structural and counts like a repeat;
 lexical sentence similarity (``text.lexical``: the same content words in most sentences) is
-not semantic similarity and is capped at steer level, so on its own it can never trip.
+not semantic similarity and is capped at steer level, so on its own it can never trip. Both
+apply to steps without a tool call: with a call, the call's own evidence decides (it knows
+pollers, requested repetition and denials), however the narration repeats.
 
-Reason codes: ``tool.repeat``, ``tool.error_repeat``, ``semantic.near_duplicate``,
+Reason codes: ``tool.repeat``, ``tool.cycle``, ``tool.error_repeat``, ``tool.same_outcome``,
+``progress.oscillation``, ``semantic.near_duplicate``,
 ``semantic.cycle``, ``semantic.stall``, ``text.ngram``, ``text.lexical``, ``progress.marker``.
 """
 
@@ -21,12 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from plateau.config import Config
+from plateau.signals.intent import Repetition
 from plateau.signals.progress import ProgressSignals
 from plateau.signals.semantic import SemanticSignals
 from plateau.signals.textual import TextualSignals
 from plateau.types import Step
 
-__all__ = ["LEXICAL_SHARE", "LEXICAL_SIMILARITY", "STEER_LEVEL", "TRIP_LEVEL", "Evidence", "count_score", "fresh_action", "fuse"]
+__all__ = ["LEXICAL_SHARE", "LEXICAL_SIMILARITY", "STEER_LEVEL", "TRIP_LEVEL", "Evidence", "count_score", "fuse"]
 
 #: Score at which a step is steer-level evidence.
 STEER_LEVEL = 0.5
@@ -54,14 +58,6 @@ def _cusum_score(statistic: float, steer: float, trip: float) -> float:
     if statistic < steer:
         return STEER_LEVEL * statistic / steer
     return min(2.0, STEER_LEVEL + (TRIP_LEVEL - STEER_LEVEL) * (statistic - steer) / (trip - steer))
-
-
-def fresh_action(step: Step, prog: ProgressSignals) -> bool:
-    """Whether the step's tool call brings something new: a call (tool, args, result) not seen
-    in the window, or a result new to the run. Restated narration around a fresh action
-    (templated text over a batch of items, a poller whose output moves) is work, not a stall,
-    so restatement evidence (near-duplicate, verbatim, lexical) does not count for it."""
-    return step.tool is not None and (prog.repeat_count <= 1 or prog.result_novel is True)
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -94,6 +90,27 @@ class Evidence:
     components: dict[str, float]
 
 
+def _call_thresholds(prog: ProgressSignals, result_kind: str | None, repetition: Repetition | None, config: Config) -> tuple[int, int, int, str]:
+    """The count and steer/trip thresholds that apply to this step's identical-call evidence.
+
+    Returns ``(count, steer_at, trip_at, why)``. A waiting result (a poller) or a request for
+    repetition counts the consecutive streak against the larger poll thresholds (bounded by
+    the requested count when the request names one: a request to repeat N times steers past
+    N + 2 and trips at max(2N, N + 4)); a call the user denied steers at its 2nd and trips at
+    its 3rd occurrence; anything else uses ``repeat_steer``/``repeat_trip`` over the window.
+    """
+    if result_kind == "denial":
+        return max(prog.repeat_count, prog.error_count), 2, 3, "the user denied it"
+    if repetition is not None and repetition.requested:
+        if repetition.bound is not None:
+            n = repetition.bound
+            return prog.streak, n + 2, max(2 * n, n + 4), f"more often than the {n} times asked for"
+        return prog.streak, config.poll_steer, config.poll_trip, "with no change although repetition was asked for"
+    if result_kind == "waiting":
+        return prog.streak, config.poll_steer, config.poll_trip, "while waiting, with no new output"
+    return prog.repeat_count, config.repeat_steer, config.repeat_trip, ""
+
+
 def fuse(
     step: Step,
     sem: SemanticSignals,
@@ -102,26 +119,47 @@ def fuse(
     near_dup_count: int,
     verbatim_count: int,
     config: Config,
+    *,
+    result_kind: str | None = None,
+    repetition: Repetition | None = None,
 ) -> Evidence:
     """Combine one step's signals into :class:`Evidence`.
 
     ``near_dup_count`` and ``verbatim_count`` are the lengths of the current streaks of
     near-duplicate steps and of near-verbatim texts (this step included; 0 when this step is
-    not one).
+    not one). ``result_kind`` is the intent reader's class of the tool result (``"waiting"``,
+    ``"denial"`` or None) and ``repetition`` what the user asked for.
     """
     parts: dict[str, tuple[float, bool, str]] = {}
-    if prog.repeat_count >= 2:
+    count, steer_at, trip_at, why = _call_thresholds(prog, result_kind, repetition, config)
+    if count >= 2:
         call = f"{step.tool}({_short(step.args, 100)})"
-        parts["tool.repeat"] = (
-            count_score(prog.repeat_count, config.repeat_steer, config.repeat_trip),
+        cycle = f" (the calls cycle with period {prog.cycle_period})" if prog.cycle_period else ""
+        parts["tool.cycle" if prog.cycle_period else "tool.repeat"] = (
+            count_score(count, steer_at, trip_at),
             True,
-            f"the call {call} returned the same result {prog.repeat_count} times",
+            f"the call {call} returned the same result {count} times{' ' + why if why else ''}{cycle}",
         )
-    if prog.error_count >= 2:
+    if prog.error_count >= 2 and result_kind != "denial":
+        err_steer, err_trip = (steer_at, trip_at) if repetition is not None and repetition.requested else (config.repeat_steer, config.repeat_trip)
         parts["tool.error_repeat"] = (
-            count_score(prog.error_count, config.repeat_steer, config.repeat_trip),
+            count_score(prog.error_count, err_steer, err_trip),
             True,
             f"{step.tool} failed {prog.error_count} times with the same error: {_short(prog.error_text or '')!r}",
+        )
+    if prog.same_outcome_count >= 2 and prog.repeat_count < prog.same_outcome_count:
+        parts["tool.same_outcome"] = (
+            count_score(prog.same_outcome_count, config.repeat_steer + 1, config.repeat_trip + 2),
+            True,
+            f"{prog.same_outcome_count} different calls in a row came back with the same "
+            + ("error" if prog.error else "empty result"),
+        )
+    if prog.oscillation >= 1:
+        parts["progress.oscillation"] = (
+            count_score(prog.oscillation + 1, config.repeat_steer, config.repeat_trip),
+            True,
+            f"the tests keep returning to a state already seen ({prog.state[0]} passed, {prog.state[1]} failed): "
+            "the edits are undoing each other" if prog.state else "progress keeps returning to a state already seen",
         )
     if near_dup_count >= 1:
         code = "semantic.cycle" if sem.cycle_period else "semantic.near_duplicate"
@@ -140,7 +178,7 @@ def fuse(
             f"this step's text repeats step {step.index - lag} nearly verbatim ({text.longest_run} words in a row)",
         )
     lexical = text.repeated_sentences >= LEXICAL_SHARE and text.sentence_similarity >= LEXICAL_SIMILARITY
-    if lexical and not fresh_action(step, prog):
+    if lexical and step.tool is None:
         parts["text.lexical"] = (
             STEER_LEVEL,
             False,

@@ -56,14 +56,15 @@ def _failing(i: int, text: str = "retry") -> Step:
 
 
 def test_repeat_and_error_counts_climb_then_reset_on_progress() -> None:
-    """Identical failing calls count 1, 2, 3; a progress marker resets both counts."""
+    """Identical failing calls count 1, 2, 3; a new best test count resets both counts."""
     tracker = ProgressTracker(window=8)
-    counts = [(s.repeat_count, s.error_count) for s in (tracker.update(_failing(i)) for i in range(3))]
+    tracker.update(Step(index=0, tool="bash", args={"c": "pytest"}, result="10 passed", progress={"tests_passed": 10}))
+    counts = [(s.repeat_count, s.error_count) for s in (tracker.update(_failing(i)) for i in range(1, 4))]
     assert counts == [(1, 1), (2, 2), (3, 3)]
-    progress = tracker.update(Step(index=3, tool="bash", args={"c": "pytest"}, result="12 passed",
+    progress = tracker.update(Step(index=4, tool="bash", args={"c": "pytest"}, result="12 passed",
                                    progress={"tests_passed": 12, "files_changed": ["a.py"]}))
     assert progress.progress
-    after = tracker.update(_failing(4))
+    after = tracker.update(_failing(5))
     assert (after.repeat_count, after.error_count) == (1, 1)
 
 
@@ -81,3 +82,29 @@ def test_a_poller_whose_output_changes_does_not_repeat() -> None:
     tracker = ProgressTracker(window=8)
     sig = [tracker.update(Step(index=i, tool="bash", args={"c": "status"}, result=f"{i} of 6 ready")) for i in range(6)]
     assert all(s.repeat_count == 1 and s.result_novel for s in sig)
+
+
+def test_oscillating_test_states_are_not_progress() -> None:
+    """Tests 62/2 -> 61/3 -> 62/2 -> 61/3 counts returns to old states, and only a new best resets."""
+    tracker = ProgressTracker(window=8)
+    seq = [(58, 6), (62, 2), (61, 3), (62, 2), (61, 3), (62, 2), (64, 0)]
+    out = [tracker.update(Step(index=i, tool="bash", args={"c": "test"}, result=f"{p} passed, {f} failed",
+                               progress={"tests_passed": p, "tests_failed": f})) for i, (p, f) in enumerate(seq)]
+    assert [o.progress for o in out] == [False, True, False, False, False, False, True]
+    assert [o.oscillation for o in out] == [0, 0, 0, 1, 2, 3, 0]
+
+
+def test_cycles_of_period_two_to_six_are_found() -> None:
+    """A-B-C-A-B-C over signatures is a cycle of period 3 at its sixth step."""
+    tracker = ProgressTracker(window=8)
+    calls = ["a", "b", "c", "a", "b", "c"]
+    out = [tracker.update(Step(index=i, tool=c, args={}, result="same")) for i, c in enumerate(calls)]
+    assert [o.cycle_period for o in out] == [None, None, None, None, None, 3]
+
+
+def test_varied_actions_with_the_same_failing_outcome_are_counted() -> None:
+    """Different searches that all come back empty share one outcome count."""
+    tracker = ProgressTracker(window=8)
+    out = [tracker.update(Step(index=i, tool="grep", args={"q": f"name{i}"}, result="")) for i in range(4)]
+    assert [o.same_outcome_count for o in out] == [1, 2, 3, 4]
+    assert [o.repeat_count for o in out] == [1, 1, 1, 1]

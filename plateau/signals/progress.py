@@ -139,15 +139,21 @@ def is_error(step: Step) -> bool:
 def error_skeleton(result: str) -> str:
     """The error's identity: its most telling line with volatile values and digits masked.
 
-    The last line mentioning an error (a traceback ends with the exception), else the first
-    non-empty line; at most 200 characters.
+    The first and the last line mentioning an error (a test runner's first FAIL line names
+    what failed, a traceback's last line the exception), else the first non-empty line; at
+    most 200 characters each.
     """
     lines = [ln.strip() for ln in result[:8000].splitlines() if ln.strip()]
     if not lines:
         return ""
     telling = [ln for ln in lines if _ERROR_LINE.search(ln)]
-    line = telling[-1] if telling else lines[0]
-    return re.sub(r"\d+", "#", normalize_volatile(line))[:200]
+    if not telling:
+        picked = [lines[0]]
+    elif telling[0] == telling[-1]:
+        picked = [telling[0]]
+    else:  # the first names what failed (a test runner's FAIL line), the last why (a traceback's exception)
+        picked = [telling[0], telling[-1]]
+    return " … ".join(re.sub(r"\d+", "#", normalize_volatile(ln))[:200] for ln in picked)
 
 
 @dataclass(frozen=True)
@@ -173,7 +179,20 @@ class ProgressSignals:
     result_novel
         True when the normalised result was never seen in this run (None without a result).
     progress
-        True when a progress marker improves on the run so far.
+        True when a progress marker improves on the run so far (a new best test count or a
+        new metric value); files changed alone do not count (an edit can undo the last one).
+    streak
+        Consecutive steps, ending with this one, with the same signature (0 without a tool).
+    cycle_period
+        Period p in 2..6 when the last 2p signatures repeat with period p (A-B-A-B ...).
+    same_outcome_count
+        Occurrences in the window of this step's failing or empty result under any call
+        (varied actions, same outcome), this one included; 0 for an informative result.
+    oscillation
+        Times the run has returned to a test state (passed, failed) it had already reported
+        since the last progress, this step included (tests 62/2 ↔ 61/3 is not progress).
+    state
+        The (tests_passed, tests_failed) state this step reports, or None.
     """
 
     signature: str | None = None
@@ -184,6 +203,11 @@ class ProgressSignals:
     error_text: str | None = None
     result_novel: bool | None = None
     progress: bool = False
+    streak: int = 0
+    cycle_period: int | None = None
+    same_outcome_count: int = 0
+    oscillation: int = 0
+    state: tuple[int | None, int | None] | None = None
 
 
 class ProgressTracker:
@@ -200,37 +224,71 @@ class ProgressTracker:
             raise ValueError(f"window must be >= 2, got {window}")
         self.window = window
         self._signatures: deque[str | None] = deque(maxlen=window)
+        self._outcomes: deque[str | None] = deque(maxlen=window)
+        self._recent: deque[str | None] = deque(maxlen=12)
+        self._streak = 0
         self._errors: dict[tuple[str, str], int] = {}
         self._results: set[str] = set()
         self._best_passed: int | None = None
         self._best_failed: int | None = None
-        self._last_metric: float | None = None
+        self._metrics: set[float] = set()
+        self._states: set[tuple[int | None, int | None]] = set()
+        self._oscillation = 0
+        self._last_state: tuple[int | None, int | None] | None = None
 
     def _is_progress(self, step: Step) -> bool:
+        """A new best test count or a metric value never seen in the run."""
         p = step.progress
-        if p.empty:
-            return False
-        improved = bool(p.files_changed)
+        improved = False
         if p.tests_passed is not None:
+            if self._best_passed is not None and p.tests_passed > self._best_passed:
+                improved = True
             if self._best_passed is None or p.tests_passed > self._best_passed:
-                improved = improved or self._best_passed is not None
                 self._best_passed = p.tests_passed
         if p.tests_failed is not None:
+            if self._best_failed is not None and p.tests_failed < self._best_failed:
+                improved = True
             if self._best_failed is None or p.tests_failed < self._best_failed:
-                improved = improved or self._best_failed is not None
                 self._best_failed = p.tests_failed
         if p.metric is not None:
-            if self._last_metric is not None and p.metric != self._last_metric:
+            if self._metrics and p.metric not in self._metrics:
                 improved = True
-            self._last_metric = p.metric
+            self._metrics.add(p.metric)
         return improved
+
+    def _cycle_period(self) -> int | None:
+        seq = list(self._recent)
+        for p in range(2, 7):
+            if len(seq) < 2 * p:
+                break
+            tail = seq[-2 * p :]
+            if None in tail or len(set(tail[:p])) < 2:
+                continue
+            if tail[:p] == tail[p:]:
+                return p
+        return None
 
     def update(self, step: Step) -> ProgressSignals:
         """Judge ``step`` against the run so far, then record it."""
         progress = self._is_progress(step)
         if progress:
             self._signatures.clear()
+            self._outcomes.clear()
+            self._recent.clear()
             self._errors.clear()
+            self._states.clear()
+            self._oscillation = 0
+        state = None
+        p = step.progress
+        if p.tests_passed is not None or p.tests_failed is not None:
+            state = (p.tests_passed, p.tests_failed)
+            # a return to an earlier failing state after a different one (A-B-A), not a state
+            # that merely holds (A-A) nor an all-green state (nothing left to fix)
+            if state in self._states and state != self._last_state and p.tests_failed:
+                self._oscillation += 1
+            self._states.add(state)
+            self._last_state = state
+
         sig = tool_signature(step)
         repeat_count = 0
         repeat_lag = None
@@ -238,7 +296,11 @@ class ProgressTracker:
             hits = [lag for lag, s in enumerate(reversed(self._signatures), start=1) if s == sig]
             repeat_count = 1 + len(hits)
             repeat_lag = hits[0] if hits else None
+            self._streak = self._streak + 1 if self._recent and self._recent[-1] == sig else 1
+        else:
+            self._streak = 0
         self._signatures.append(sig)
+        self._recent.append(sig)
 
         error = step.tool is not None and is_error(step)
         error_count = 0
@@ -255,10 +317,17 @@ class ProgressTracker:
 
         novel = None
         norm = _normalized_result(step.result)
+        outcome = None
         if norm is not None:
             key = _digest(norm)
             novel = key not in self._results
             self._results.add(key)
+            if error or not norm.strip():
+                outcome = _digest((error_text or "") if error else "")
+        same_outcome = 0
+        if outcome is not None:
+            same_outcome = 1 + sum(1 for o in self._outcomes if o == outcome)
+        self._outcomes.append(outcome)
         return ProgressSignals(
             signature=sig,
             repeat_count=repeat_count,
@@ -268,4 +337,9 @@ class ProgressTracker:
             error_text=error_text,
             result_novel=novel,
             progress=progress,
+            streak=self._streak if sig is not None else 0,
+            cycle_period=self._cycle_period() if sig is not None else None,
+            same_outcome_count=same_outcome,
+            oscillation=self._oscillation if state is not None else 0,
+            state=state,
         )

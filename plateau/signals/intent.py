@@ -1,0 +1,128 @@
+"""Reading intent with the embedding model: requested repetition, waiting and denied results.
+
+A keyword list breaks on the first rewording, so these judgements compare an embedding with a
+few *prototype* sentences of each class (nearest-prototype classification with a cosine
+threshold). The prototypes are written for kinds of text, not copied from any labelled case.
+
+- :meth:`IntentReader.requested_repetition`: did the user ask for repetition ("poll until it
+  finishes", "run it 8 times")? If so, how many times (a bound read from the numbers in the
+  request: "every 5 minutes for up to 30 minutes" allows 6; "8 times" allows 8)?
+- :meth:`IntentReader.result_kind`: is a tool result a *waiting* state (a poller's "no new
+  output", "still running") or a *denial* by the user ("the user denied this operation")?
+
+Measured on all-MiniLM-L6-v2: requests for repetition score 0.50-0.68 against the repetition
+prototypes and other task descriptions 0.0-0.36; a "(no new output)" poll result scores 0.77
+against the waiting prototypes and other tool results at most 0.56; a user denial scores 0.74
+against the denial prototypes and other results at most 0.44. Thresholds sit in those gaps.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from plateau.embed import Embedder
+
+__all__ = ["DENIAL_THRESHOLD", "REPETITION_THRESHOLD", "WAITING_THRESHOLD", "IntentReader", "Repetition", "repetition_bound"]
+
+REPETITION_PROTOTYPES = (
+    "Run the command several times.",
+    "Poll the job status until it finishes.",
+    "Check the status every few minutes until it is done.",
+    "Repeat this until it succeeds.",
+    "Keep retrying the request until it works.",
+    "Run the test many times to check for flakiness.",
+    "Watch the deployment and report when it completes.",
+)
+WAITING_PROTOTYPES = (
+    "(no new output)",
+    "still running, no new output yet",
+    "status: running",
+    "the job is still in progress",
+    "pending: waiting for the process to finish",
+)
+DENIAL_PROTOTYPES = (
+    "The user denied this operation.",
+    "Permission to run this command was refused by the user.",
+    "The user rejected this tool call.",
+)
+
+#: Cosine to the nearest repetition prototype above which a request asks for repetition.
+REPETITION_THRESHOLD = 0.45
+#: Cosine to the nearest waiting prototype above which a result is a poller's waiting state.
+WAITING_THRESHOLD = 0.6
+#: Cosine to the nearest denial prototype above which a result is a denial by the user.
+DENIAL_THRESHOLD = 0.6
+
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,4})(?![\w.])")
+
+
+def repetition_bound(text: str) -> int | None:
+    """How many repetitions a request allows, from its numbers; None when it names none.
+
+    One number is the count ("run it 8 times" → 8). With several, a larger one that is a
+    multiple of a smaller one is read as a span over an interval ("every 5 minutes for up to
+    30 minutes" → 30 / 5 = 6); otherwise the largest number counts. Numbers above 1,000 are
+    ignored (they are ids or years, not counts).
+    """
+    nums = sorted({int(n) for n in _NUMBER.findall(text) if 0 < int(n) <= 1000})
+    if not nums:
+        return None
+    if len(nums) >= 2:
+        small, large = nums[0], nums[-1]
+        if large % small == 0 and large // small >= 2:
+            return large // small
+    return nums[-1]
+
+
+@dataclass(frozen=True)
+class Repetition:
+    """Whether a request asks for repetition (``requested``), its bound (None when unbounded),
+    and the cosine to the nearest repetition prototype (``similarity``, in [-1, 1])."""
+
+    requested: bool
+    bound: int | None
+    similarity: float
+
+
+class IntentReader:
+    """Nearest-prototype intent classifier over an :class:`~plateau.embed.Embedder`.
+
+    Prototype vectors are embedded once, on first use.
+    """
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._protos: dict[str, np.ndarray] | None = None
+
+    def _prototypes(self) -> dict[str, np.ndarray]:
+        if self._protos is None:
+            self._protos = {
+                "repetition": self.embedder.encode(list(REPETITION_PROTOTYPES)),
+                "waiting": self.embedder.encode(list(WAITING_PROTOTYPES)),
+                "denial": self.embedder.encode(list(DENIAL_PROTOTYPES)),
+            }
+        return self._protos
+
+    def _sim(self, kind: str, vec: np.ndarray) -> float:
+        return round(float(np.max(self._prototypes()[kind] @ vec)), 4)
+
+    def requested_repetition(self, request: str | None) -> Repetition:
+        """Read a user request (a run's context or a user message)."""
+        if not request or not request.strip():
+            return Repetition(False, None, 0.0)
+        sim = self._sim("repetition", self.embedder.encode([request[:2000]])[0])
+        requested = sim >= REPETITION_THRESHOLD
+        return Repetition(requested, repetition_bound(request) if requested else None, sim)
+
+    def result_kind(self, obs_vec: np.ndarray | None) -> str | None:
+        """``"denial"``, ``"waiting"`` or None for a step's observation vector (``(dim,)`` float32)."""
+        if obs_vec is None:
+            return None
+        if self._sim("denial", obs_vec) >= DENIAL_THRESHOLD:
+            return "denial"
+        if self._sim("waiting", obs_vec) >= WAITING_THRESHOLD:
+            return "waiting"
+        return None

@@ -95,6 +95,15 @@ class Client:
         pairs = ((c if isinstance(c, tuple) else ("content", c)) for c in chunks)
         return self._backend.guard_stream(pairs)
 
+    def guard_session(self) -> Any:
+        """A guard for one streamed response, fed chunk by chunk as they arrive.
+
+        Returns an object with ``feed(channel, chunk) -> GuardResult`` and ``close()``
+        (remote: one ``GuardStream`` call kept open between chunks). The adapters in
+        :mod:`plateau.adapters` build on it.
+        """
+        return self._backend.guard_session()
+
     def close(self) -> None:
         """Release the connection (remote) or nothing (local)."""
         self._backend.close()
@@ -132,6 +141,20 @@ class _Local:
         guards = ChannelGuards()
         for channel, chunk in pairs:
             yield guards.feed(channel, chunk)
+
+    def guard_session(self) -> Any:
+        from plateau.guard import ChannelGuards
+
+        guards = ChannelGuards()
+
+        class _Session:
+            def feed(self, channel: str, chunk: str) -> Any:
+                return guards.feed(channel, chunk)
+
+            def close(self) -> None:
+                pass
+
+        return _Session()
 
     def close(self) -> None:
         pass
@@ -214,5 +237,38 @@ class _Remote:
         finally:
             call.cancel()
 
+    def guard_session(self) -> Any:
+        return _RemoteGuardSession(self)
+
     def close(self) -> None:
         self._channel.close()
+
+
+class _RemoteGuardSession:
+    """One open ``GuardStream`` call: each ``feed`` sends a chunk and waits for its verdict."""
+
+    _END = object()
+
+    def __init__(self, remote: _Remote) -> None:
+        import queue
+
+        from plateau.v1 import plateau_pb2 as pb
+
+        self._pb = pb
+        self._remote = remote
+        self._requests: queue.Queue[Any] = queue.Queue()
+        self._call = remote._stub.GuardStream(iter(self._requests.get, self._END))
+        self._responses = iter(self._call)
+
+    def feed(self, channel: str, chunk: str) -> Any:
+        from plateau import convert
+
+        self._requests.put(self._pb.GuardRequest(channel=channel, chunk=chunk))
+        try:
+            return convert.guard_result_from_pb(next(self._responses))[1]
+        except self._remote._grpc.RpcError as exc:
+            raise self._remote._error(exc) from None
+
+    def close(self) -> None:
+        self._requests.put(self._END)
+        self._call.cancel()

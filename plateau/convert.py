@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from plateau.errors import InvalidArgument
-from plateau.types import Action, BreakerState, Progress, RunInfo, Step, ToolStatus, Verdict
+from plateau.types import Action, BreakerState, Progress, RunInfo, Step, ToolStatus, Verdict, canonical_args
 from plateau.v1 import plateau_pb2 as pb
 
 __all__ = [
@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 _ACTIONS = {Action.CONTINUE: pb.ACTION_CONTINUE, Action.STEER: pb.ACTION_STEER, Action.TRIP: pb.ACTION_TRIP}
-_ACTIONS_BACK = {v: k for k, v in _ACTIONS.items()}
+_ACTIONS_BACK: dict[int, Action] = {int(v): k for k, v in _ACTIONS.items()}
 _STATES = {
     BreakerState.CALIBRATING: pb.BREAKER_STATE_CALIBRATING,
     BreakerState.CLOSED: pb.BREAKER_STATE_CLOSED,
@@ -37,9 +37,9 @@ _STATES = {
     BreakerState.OPEN: pb.BREAKER_STATE_OPEN,
     BreakerState.HALF_OPEN: pb.BREAKER_STATE_HALF_OPEN,
 }
-_STATES_BACK = {v: k for k, v in _STATES.items()}
+_STATES_BACK: dict[int, BreakerState] = {int(v): k for k, v in _STATES.items()}
 _STATUS = {ToolStatus.UNKNOWN: pb.TOOL_STATUS_UNSPECIFIED, ToolStatus.OK: pb.TOOL_STATUS_OK, ToolStatus.ERROR: pb.TOOL_STATUS_ERROR}
-_STATUS_BACK = {v: k for k, v in _STATUS.items()}
+_STATUS_BACK: dict[int, ToolStatus] = {int(v): k for k, v in _STATUS.items()}
 
 
 def action_to_pb(action: Action) -> Any:
@@ -115,7 +115,7 @@ def step_from_pb(msg: pb.Step) -> Step:
         index=msg.index,
         text=msg.text,
         tool=msg.tool or None,
-        args=bytes(msg.args_json),
+        args=canonical_args(bytes(msg.args_json)),
         result=msg.result if msg.HasField("result") else None,
         status=_STATUS_BACK[msg.status],
         progress=progress,
@@ -189,7 +189,9 @@ def run_info_from_pb(msg: pb.RunInfo) -> RunInfo:
 
 def guard_result_to_pb(channel: str, result: Any) -> pb.GuardVerdict:
     """A :class:`~plateau.stream.GuardResult` of ``channel`` → ``plateau.v1.GuardVerdict``."""
-    msg = pb.GuardVerdict(channel=channel or "content", fired=result.fired, chars=result.chars, reason=result.reason or "", unit=result.unit or "")
+    msg = pb.GuardVerdict(
+        channel=channel or "content", fired=result.fired, chars=result.chars, reason=result.reason or "", unit=result.unit or ""
+    )
     for name in ("period", "loop_start", "cut_offset", "fired_at_chunk"):
         value = getattr(result, name)
         if value is not None:

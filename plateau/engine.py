@@ -304,7 +304,7 @@ class Engine:
 
     def _record(self, run_id: str) -> RunRecord:
         validate_run_id(run_id, self.config.max_run_id_chars)
-        record = self.store.get(run_id)
+        record: RunRecord | None = self.store.get(run_id)
         if record is None:
             raise RunNotFound(f"run_id: no run {run_id!r}")
         return record

@@ -90,7 +90,9 @@ class Evidence:
     components: dict[str, float]
 
 
-def _call_thresholds(prog: ProgressSignals, result_kind: str | None, repetition: Repetition | None, config: Config) -> tuple[int, int, int, str]:
+def _call_thresholds(
+    prog: ProgressSignals, result_kind: str | None, repetition: Repetition | None, config: Config
+) -> tuple[int, int, int, str]:
     """The count and steer/trip thresholds that apply to this step's identical-call evidence.
 
     Returns ``(count, steer_at, trip_at, why)``. A waiting result (a poller) or a request for
@@ -141,7 +143,9 @@ def fuse(
             f"the call {call} returned the same result {count} times{' ' + why if why else ''}{cycle}",
         )
     if prog.error_count >= 2 and result_kind != "denial":
-        err_steer, err_trip = (steer_at, trip_at) if repetition is not None and repetition.requested else (config.repeat_steer, config.repeat_trip)
+        err_steer, err_trip = (
+            (steer_at, trip_at) if repetition is not None and repetition.requested else (config.repeat_steer, config.repeat_trip)
+        )
         parts["tool.error_repeat"] = (
             count_score(prog.error_count, err_steer, err_trip),
             True,
@@ -151,15 +155,16 @@ def fuse(
         parts["tool.same_outcome"] = (
             count_score(prog.same_outcome_count, config.repeat_steer + 1, config.repeat_trip + 2),
             True,
-            f"{prog.same_outcome_count} different calls in a row came back with the same "
-            + ("error" if prog.error else "empty result"),
+            f"{prog.same_outcome_count} different calls in a row came back with the same " + ("error" if prog.error else "empty result"),
         )
     if prog.oscillation >= 1:
         parts["progress.oscillation"] = (
             count_score(prog.oscillation + 1, config.repeat_steer, config.repeat_trip),
             True,
             f"the tests keep returning to a state already seen ({prog.state[0]} passed, {prog.state[1]} failed): "
-            "the edits are undoing each other" if prog.state else "progress keeps returning to a state already seen",
+            "the edits are undoing each other"
+            if prog.state
+            else "progress keeps returning to a state already seen",
         )
     if near_dup_count >= 1:
         code = "semantic.cycle" if sem.cycle_period else "semantic.near_duplicate"

@@ -120,7 +120,7 @@ def replay_run(client: Any, run: Run, run_id: str | None = None) -> Iterator[tup
     """
     rid = run_id or f"{run.id}-{uuid.uuid4().hex[:8]}"
     steps = [Step.from_dict(s, i) for i, s in enumerate(run.steps)]
-    for step, verdict in zip(steps, client.observe_many(rid, steps, run.context)):
+    for step, verdict in zip(steps, client.observe_many(rid, steps, run.context), strict=False):
         yield step.index, step, verdict
 
 

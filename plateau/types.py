@@ -25,10 +25,11 @@ __all__ = [
     "Step",
     "ToolStatus",
     "Verdict",
+    "canonical_args",
 ]
 
 
-class Action(str, enum.Enum):
+class Action(enum.StrEnum):
     """What the harness should do after a step."""
 
     CONTINUE = "continue"
@@ -36,7 +37,7 @@ class Action(str, enum.Enum):
     TRIP = "trip"
 
 
-class BreakerState(str, enum.Enum):
+class BreakerState(enum.StrEnum):
     """Per-run circuit-breaker state (pybreaker-style naming).
 
     ``calibrating`` during warm-up, ``closed`` in normal operation, ``steering`` after a steer
@@ -51,7 +52,7 @@ class BreakerState(str, enum.Enum):
     HALF_OPEN = "half_open"
 
 
-class ToolStatus(str, enum.Enum):
+class ToolStatus(enum.StrEnum):
     """Outcome of a tool call; ``unknown`` means "infer it from the result text"."""
 
     UNKNOWN = "unknown"
@@ -136,8 +137,9 @@ class Progress:
         )
 
 
-def _canonical_args(args: Any) -> str:
-    """Return ``args`` as canonical JSON text (sorted keys, compact) or raise."""
+def canonical_args(args: Any) -> str:
+    """Return ``args`` (a mapping, JSON text or UTF-8 bytes of a JSON object) as canonical JSON
+    text (sorted keys, compact); ``""`` when absent. Raises ``InvalidArgument("step.args", …)``."""
     if args is None or args == "" or args == b"":
         return ""
     if isinstance(args, (bytes, bytearray)):
@@ -215,7 +217,7 @@ class Step:
                 raise InvalidArgument(f"step.{name}", "must be a string or null")
         if self.tool == "":
             object.__setattr__(self, "tool", None)
-        object.__setattr__(self, "args", _canonical_args(self.args))
+        object.__setattr__(self, "args", canonical_args(self.args))
         if not isinstance(self.status, ToolStatus):
             try:
                 object.__setattr__(self, "status", ToolStatus(self.status or "unknown"))

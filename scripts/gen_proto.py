@@ -17,8 +17,8 @@ def generate(out_dir: Path) -> list[Path]:
 
     Returns the generated files. Raises ``RuntimeError`` when protoc fails.
     """
-    from grpc_tools import protoc  # type: ignore[import-untyped]
     import grpc_tools
+    from grpc_tools import protoc  # type: ignore[import-untyped]
 
     proto_root = ROOT / "proto"
     protos = sorted(str(p.relative_to(proto_root)) for p in proto_root.rglob("*.proto"))

@@ -88,5 +88,5 @@ def test_batching_embedder_merges_concurrent_calls(real_model) -> None:  # type:
         out = list(pool.map(lambda t: batcher.encode([t])[0], texts))
     batcher.close()
     ref = real_model.encode(texts)
-    assert all(float(o @ r) > 0.9999 for o, r in zip(out, ref))
+    assert all(float(o @ r) > 0.9999 for o, r in zip(out, ref, strict=False))
     assert len(batcher.batch_sizes) < len(texts)

@@ -81,7 +81,13 @@ def test_invalid_utf8_in_a_string_field_is_invalid_argument(hashing_server: str)
     """Raw bytes that are not UTF-8 in a string field are INVALID_ARGUMENT, never INTERNAL."""
     step = pb.Step(index=0)
     raw = b"\x12\x04" + b"ab\xff\xfe"  # field 2 (text) with invalid UTF-8
-    request = pb.ObserveRequest(run_id="utf").SerializeToString() + b"\x12" + bytes([len(step.SerializeToString() + raw)]) + step.SerializeToString() + raw
+    request = (
+        pb.ObserveRequest(run_id="utf").SerializeToString()
+        + b"\x12"
+        + bytes([len(step.SerializeToString() + raw)])
+        + step.SerializeToString()
+        + raw
+    )
     with grpc.insecure_channel(hashing_server) as channel:
         call = channel.unary_unary("/plateau.v1.Plateau/Observe", request_serializer=None, response_deserializer=None)
         with pytest.raises(grpc.RpcError) as info:
@@ -94,7 +100,10 @@ def test_rejected_request_leaves_the_run_unchanged(hashing_server: str, stub) ->
     with Client.remote(hashing_server) as client:
         client.observe("keep", Step(index=0, text="first"))
         before = client.get_run("keep")
-        assert _code(stub.Observe, pb.ObserveRequest(run_id="keep", step=pb.Step(index=1, args_json=b"nope"))) is grpc.StatusCode.INVALID_ARGUMENT
+        assert (
+            _code(stub.Observe, pb.ObserveRequest(run_id="keep", step=pb.Step(index=1, args_json=b"nope")))
+            is grpc.StatusCode.INVALID_ARGUMENT
+        )
         assert client.get_run("keep") == before
 
 

@@ -319,9 +319,9 @@ class ProgressTracker:
         norm = _normalized_result(step.result)
         outcome = None
         if norm is not None:
-            key = _digest(norm)
-            novel = key not in self._results
-            self._results.add(key)
+            digest = _digest(norm)
+            novel = digest not in self._results
+            self._results.add(digest)
             if error or not norm.strip():
                 outcome = _digest((error_text or "") if error else "")
         same_outcome = 0

@@ -44,7 +44,7 @@ def step_distance(
     ``a`` and ``b`` are ``(text_vector, observation_vector)`` pairs of unit ``(dim,)`` arrays
     (either may be ``None``). Returns a float in [0, 2], or ``None`` when no channel is shared.
     """
-    dists = [1.0 - _cos(x, y) for x, y in zip(a, b) if x is not None and y is not None]
+    dists = [1.0 - _cos(x, y) for x, y in zip(a, b, strict=False) if x is not None and y is not None]
     if not dists:
         return None
     return round(sum(dists) / len(dists), _DECIMALS)

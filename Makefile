@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 PATHS  ?= examples
 TORCH  := torch==2.13.0
 
-.PHONY: demo test install lint proto
+.PHONY: demo test install lint proto netns-demo
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,3 +31,7 @@ lint: $(STAMP)
 
 proto: $(STAMP)
 	$(PY) scripts/gen_proto.py
+
+## Two hosts on one machine (root): server and agent in two network namespaces.
+netns-demo: $(STAMP)
+	demo/run.sh

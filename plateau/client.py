@@ -8,13 +8,19 @@ Both modes have the same methods, return the same types (:mod:`plateau.types`) a
 same exceptions (:mod:`plateau.errors`): the remote client turns each gRPC status back into
 the domain error it came from. ``Client.remote`` needs only ``grpcio`` and ``protobuf`` (no
 torch); ``Client.local`` needs the ``engine`` extra.
+
+Against a server with auth and TLS (:mod:`plateau.auth`)::
+
+    client = Client.remote("plateau.internal:50051", token="…",
+                           tls=ClientTls.from_files(ca="ca.pem", cert="me.pem", key="me.key"))
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from plateau.auth import ClientTls
 from plateau.errors import InvalidArgument, PlateauError, from_code
 from plateau.types import RunInfo, Step, Verdict
 
@@ -39,7 +45,7 @@ class Client:
         self._backend = backend
 
     @classmethod
-    def local(cls, config: Any = None, *, embedder: Any = None, engine: Any = None) -> Client:
+    def local(cls, config: Any = None, *, embedder: Any = None, engine: Any = None, tenant: str = "") -> Client:
         """An in-process client over an :class:`~plateau.engine.Engine`.
 
         Parameters
@@ -50,18 +56,50 @@ class Client:
             An :class:`~plateau.embed.Embedder`; the default model when None.
         engine
             An existing engine to share (``config`` and ``embedder`` are then ignored).
+        tenant
+            The run namespace this client uses in the engine (``""`` by default), as a token's
+            tenant does on a server with auth.
         """
         from plateau.engine import Engine
 
-        return cls(_Local(engine or Engine(config, embedder)))
+        return cls(_Local(engine or Engine(config, embedder), tenant))
 
     @classmethod
-    def remote(cls, target: str, *, timeout: float | None = 60.0) -> Client:
+    def remote(
+        cls,
+        target: str,
+        *,
+        timeout: float | None = 60.0,
+        token: str | None = None,
+        tls: ClientTls | bool | None = None,
+        channel_options: Sequence[tuple[str, Any]] = (),
+    ) -> Client:
         """A client of the Plateau server at ``target`` (``"host:port"``).
 
-        ``timeout`` is the deadline of each call in seconds (None for none).
+        Parameters
+        ----------
+        target
+            ``host:port`` of the server.
+        timeout
+            Deadline of each call in seconds (None for none).
+        token
+            Bearer token for a server with auth (sent as ``authorization`` metadata); None
+            sends none. Use TLS off loopback, or the token travels in the clear.
+        tls
+            :class:`~plateau.auth.ClientTls` (CA, client certificate for mutual TLS), ``True``
+            for TLS with the system's CA roots, None/False for plaintext.
+        channel_options
+            Extra gRPC channel arguments, e.g. ``[("grpc.max_reconnect_backoff_ms", 1000)]``
+            for a client that must reconnect quickly after a server restart.
+
+        Raises
+        ------
+        InvalidArgument
+            ``target`` is empty, or ``token`` holds characters not allowed in metadata.
         """
-        return cls(_Remote(target, timeout))
+        return cls(
+            _Remote(target, timeout, token=token, tls=ClientTls() if tls is True else (tls or None), channel_options=channel_options)
+        )
 
     def observe(self, run_id: str, step: Step | Mapping[str, Any], context: str | None = None) -> Verdict:
         """Judge one step (see :meth:`plateau.engine.Engine.observe` for the rules and errors)."""
@@ -116,24 +154,25 @@ class Client:
 
 
 class _Local:
-    def __init__(self, engine: Any) -> None:
+    def __init__(self, engine: Any, tenant: str = "") -> None:
         self.engine = engine
+        self.tenant = tenant
 
     def observe(self, run_id: str, step: Step, context: str | None) -> Verdict:
-        return self.engine.observe(run_id, step, context)  # type: ignore[no-any-return]
+        return self.engine.observe(run_id, step, context, tenant=self.tenant)  # type: ignore[no-any-return]
 
     def observe_many(self, run_id: str, steps: Iterable[Step], context: str | None) -> Iterator[Verdict]:
         for step in steps:
-            yield self.engine.observe(run_id, step, context)
+            yield self.engine.observe(run_id, step, context, tenant=self.tenant)
 
     def get_run(self, run_id: str) -> RunInfo:
-        return self.engine.get_run(run_id)  # type: ignore[no-any-return]
+        return self.engine.get_run(run_id, tenant=self.tenant)  # type: ignore[no-any-return]
 
     def reset_run(self, run_id: str) -> RunInfo:
-        return self.engine.reset_run(run_id)  # type: ignore[no-any-return]
+        return self.engine.reset_run(run_id, tenant=self.tenant)  # type: ignore[no-any-return]
 
     def end_run(self, run_id: str) -> RunInfo:
-        return self.engine.end_run(run_id)  # type: ignore[no-any-return]
+        return self.engine.end_run(run_id, tenant=self.tenant)  # type: ignore[no-any-return]
 
     def guard_stream(self, pairs: Iterable[tuple[str, str]]) -> Iterator[Any]:
         from plateau.guard import ChannelGuards
@@ -161,20 +200,41 @@ class _Local:
 
 
 class _Remote:
-    def __init__(self, target: str, timeout: float | None) -> None:
+    def __init__(
+        self,
+        target: str,
+        timeout: float | None,
+        *,
+        token: str | None = None,
+        tls: ClientTls | None = None,
+        channel_options: Sequence[tuple[str, Any]] = (),
+    ) -> None:
         import grpc
 
         from plateau.v1 import plateau_pb2_grpc
 
         if not target or not isinstance(target, str):
             raise InvalidArgument("target", "must be 'host:port'")
+        if token is not None and (not token or any(ord(c) < 32 or ord(c) > 126 for c in token)):
+            raise InvalidArgument("token", "must be non-empty printable ASCII")
         self._grpc = grpc
-        self._channel = grpc.insecure_channel(
-            target,
-            options=[("grpc.max_send_message_length", 16 * 1024 * 1024), ("grpc.max_receive_message_length", 16 * 1024 * 1024)],
-        )
+        options: list[tuple[str, Any]] = [
+            ("grpc.max_send_message_length", 16 * 1024 * 1024),
+            ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+            *channel_options,
+        ]
+        if tls is None:
+            self._channel = grpc.insecure_channel(target, options=options)
+        else:
+            if tls.server_name:
+                options.append(("grpc.ssl_target_name_override", tls.server_name))
+            credentials = grpc.ssl_channel_credentials(
+                root_certificates=tls.root_certificates, private_key=tls.private_key, certificate_chain=tls.cert_chain
+            )
+            self._channel = grpc.secure_channel(target, credentials, options=options)
         self._stub = plateau_pb2_grpc.PlateauStub(self._channel)  # type: ignore[no-untyped-call]
         self._timeout = timeout
+        self._metadata: tuple[tuple[str, str], ...] | None = (("authorization", f"Bearer {token}"),) if token else None
 
     def _error(self, exc: Any) -> PlateauError:
         return from_code(exc.code().name, exc.details() or "")
@@ -185,7 +245,7 @@ class _Remote:
 
         request = pb.ObserveRequest(run_id=run_id, step=convert.step_to_pb(step), context=context or "")
         try:
-            return convert.verdict_from_pb(self._stub.Observe(request, timeout=self._timeout))
+            return convert.verdict_from_pb(self._stub.Observe(request, timeout=self._timeout, metadata=self._metadata))
         except self._grpc.RpcError as exc:
             raise self._error(exc) from None
 
@@ -195,7 +255,7 @@ class _Remote:
 
         requests = (pb.ObserveRequest(run_id=run_id, step=convert.step_to_pb(s), context=context or "") for s in steps)
         try:
-            for msg in self._stub.ObserveStream(requests):
+            for msg in self._stub.ObserveStream(requests, metadata=self._metadata):
                 yield convert.verdict_from_pb(msg)
         except self._grpc.RpcError as exc:
             raise self._error(exc) from None
@@ -204,7 +264,7 @@ class _Remote:
         from plateau import convert
 
         try:
-            return convert.run_info_from_pb(method(request, timeout=self._timeout))
+            return convert.run_info_from_pb(method(request, timeout=self._timeout, metadata=self._metadata))
         except self._grpc.RpcError as exc:
             raise self._error(exc) from None
 
@@ -228,7 +288,7 @@ class _Remote:
         from plateau.v1 import plateau_pb2 as pb
 
         requests = (pb.GuardRequest(channel=ch, chunk=chunk) for ch, chunk in pairs)
-        call = self._stub.GuardStream(requests)
+        call = self._stub.GuardStream(requests, metadata=self._metadata)
         try:
             for msg in call:
                 yield convert.guard_result_from_pb(msg)[1]
@@ -257,7 +317,7 @@ class _RemoteGuardSession:
         self._pb = pb
         self._remote = remote
         self._requests: queue.Queue[Any] = queue.Queue()
-        self._call = remote._stub.GuardStream(iter(self._requests.get, self._END))
+        self._call = remote._stub.GuardStream(iter(self._requests.get, self._END), metadata=remote._metadata)
         self._responses = iter(self._call)
 
     def feed(self, channel: str, chunk: str) -> Any:

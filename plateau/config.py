@@ -63,9 +63,9 @@ class Config:
         without a bound (ints, 2 <= steer < trip). Waiting on something external is
         legitimate for a while, so these are larger than ``repeat_*``. Defaults 8 and 16.
     steer_cap
-        Most consecutive steers (int >= 1). Past it the breaker stays ``steering`` but answers
-        continue: repeated nudges become part of the loop. Reaching the cap never trips; only
-        evidence does.
+        Most consecutive steers that carry a message (int >= 1). Past it the verdict stays
+        steer but carries no new message: repeated nudges become part of the loop. Reaching the
+        cap never trips; only evidence does.
     probe
         After a trip, let the next step through as a half-open probe: a step that brings
         something new closes the breaker, anything else re-opens it. Default off: a harness
@@ -80,6 +80,35 @@ class Config:
         Longest text, result, args or user field accepted, in characters (int >= 1024).
         Default 1,000,000: real tool outputs of tens of KB pass; a larger field is
         ``INVALID_ARGUMENT`` naming the field.
+    max_steps_per_run
+        Most steps one run may hold (int >= 1). Every step's verdict is kept for idempotent
+        re-sends, so this bounds a run's memory and storage; step ``max_steps_per_run`` is
+        ``RESOURCE_EXHAUSTED`` (start a new run id). Default 20,000, far beyond real agent runs
+        (tens to hundreds of steps).
+    max_runs_per_tenant
+        Most runs one tenant (one auth token; everyone when auth is off) may hold at once
+        (int >= 1). A new run beyond it is ``RESOURCE_EXHAUSTED`` until old runs are ended
+        and expire. Default 10,000.
+    max_message_bytes
+        Largest gRPC message the server accepts, in bytes (int >= 64 KiB). A larger request
+        is refused by gRPC with ``RESOURCE_EXHAUSTED``. Default 16 MiB (a step of several
+        full-size fields fits).
+    max_concurrent_streams
+        Most ``ObserveStream``/``GuardStream`` calls open at once on the server (int >= 1);
+        one more is ``RESOURCE_EXHAUSTED``. Default 256.
+    stream_idle_seconds
+        A stream that sends nothing for this long is closed with ``DEADLINE_EXCEEDED``
+        (float > 0, seconds), so a silent client cannot hold a stream slot. Default 300.
+    order_wait_seconds
+        Longest time a step whose predecessor is still being judged (sent concurrently, on
+        another connection) waits for it, in seconds (float >= 0), further bounded by the
+        call's deadline. A step whose predecessor is not in flight is a gap at once
+        (``FAILED_PRECONDITION``). Default 30.
+    idle_run_ttl_seconds, ended_run_ttl_seconds
+        Retention (floats > 0, seconds; ``math.inf`` keeps runs forever): a run with no
+        activity for ``idle_run_ttl_seconds``, or ended for ``ended_run_ttl_seconds``, is
+        deleted by the next expiry sweep and is then ``NOT_FOUND``. Defaults 7 days and
+        1 day.
 
     Raises
     ------
@@ -105,6 +134,14 @@ class Config:
     embed_result_chars: int = 1200
     max_run_id_chars: int = 256
     max_field_chars: int = 1_000_000
+    max_steps_per_run: int = 20_000
+    max_runs_per_tenant: int = 10_000
+    max_message_bytes: int = 16 * 1024 * 1024
+    max_concurrent_streams: int = 256
+    stream_idle_seconds: float = 300.0
+    order_wait_seconds: float = 30.0
+    idle_run_ttl_seconds: float = 7 * 24 * 3600.0
+    ended_run_ttl_seconds: float = 24 * 3600.0
 
     def __post_init__(self) -> None:
         def need(name: str, ok: bool, what: str) -> None:
@@ -134,6 +171,14 @@ class Config:
         need("embed_result_chars", self.embed_result_chars >= 64, "must be >= 64")
         need("max_run_id_chars", self.max_run_id_chars >= 1, "must be >= 1")
         need("max_field_chars", self.max_field_chars >= 1024, "must be >= 1024")
+        need("max_steps_per_run", self.max_steps_per_run >= 1, "must be >= 1")
+        need("max_runs_per_tenant", self.max_runs_per_tenant >= 1, "must be >= 1")
+        need("max_message_bytes", self.max_message_bytes >= 64 * 1024, "must be >= 65536")
+        need("max_concurrent_streams", self.max_concurrent_streams >= 1, "must be >= 1")
+        need("stream_idle_seconds", self.stream_idle_seconds > 0, "must be > 0")
+        need("order_wait_seconds", self.order_wait_seconds >= 0 and self.order_wait_seconds != float("inf"), "must be finite and >= 0")
+        need("idle_run_ttl_seconds", self.idle_run_ttl_seconds > 0, "must be > 0")
+        need("ended_run_ttl_seconds", self.ended_run_ttl_seconds > 0, "must be > 0")
 
     def with_(self, **changes: Any) -> Config:
         """A copy with ``changes`` applied (validated). Unknown names raise ``InvalidArgument``."""

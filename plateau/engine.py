@@ -2,21 +2,32 @@
 
 1. Validate the run id and the step (``InvalidArgument`` naming the field; nothing changes).
 2. Check the step's place in its run: the next index is applied; an already-seen index with
-   the same content returns the stored verdict (idempotent re-send); anything else is a
-   ``StepConflict``.
+   the same content returns the stored verdict (idempotent re-send); a later index whose
+   predecessor is still being judged (sent concurrently) waits for it, up to
+   ``config.order_wait_seconds``; anything else is a ``StepConflict``.
 3. Embed the step's text and its tool call + result (one model call, outside the run's lock,
    so concurrent runs share batches).
 4. Under the run's lock: structural signals (:mod:`plateau.signals.progress`), semantic
    signals (:mod:`plateau.signals.semantic`), fusion (:mod:`plateau.fuse`), the breaker
    (:mod:`plateau.breaker`) → :class:`~plateau.types.Verdict`.
+5. Still under the lock, the store persists the step (learned state, fingerprint, verdict) in
+   one atomic change before the verdict is returned (:mod:`plateau.store`).
+
+Runs are namespaced per *tenant* (``tenant=""`` unless the server's auth says otherwise): a
+run of another tenant is indistinguishable from a run that does not exist.
 
 Every input is validated before any state changes, and the analysis path only ever sees
-validated values, so a rejected request never corrupts or loses a run's state. This module
+validated values, so a rejected request never corrupts or loses a run's state; a failed store
+write drops the cached copy so the run continues from its last durable state. This module
 imports neither grpc nor torch (the model is imported lazily by :mod:`plateau.embed`).
 """
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,12 +35,14 @@ import numpy as np
 from plateau.breaker import Breaker
 from plateau.config import Config
 from plateau.embed import CachedEmbedder, Embedder
-from plateau.errors import InvalidArgument, RunNotFound, StepConflict
+from plateau.errors import InvalidArgument, LimitExceeded, RunNotFound, StepConflict
 from plateau.fuse import fuse
+from plateau.signals.information import InformationTracker
 from plateau.signals.intent import IntentReader, Repetition
 from plateau.signals.progress import ProgressTracker
 from plateau.signals.semantic import SemanticTracker
 from plateau.signals.textual import TextualTracker
+from plateau.store.base import RunKey, Store
 from plateau.store.memory import MemoryStore
 from plateau.types import RunInfo, Step, Verdict
 
@@ -60,6 +73,7 @@ class _Analysis:
         self.semantic = SemanticTracker(config)
         self.progress = ProgressTracker(window=config.window)
         self.textual = TextualTracker()
+        self.information = InformationTracker(config)
         self.breaker = Breaker(config)
         self.near_dup_streak = 0
         self.verbatim_streak = 0
@@ -68,7 +82,12 @@ class _Analysis:
 
 @dataclass
 class RunRecord:
-    """Everything the engine keeps about one run."""
+    """Everything the engine keeps about one run.
+
+    ``fingerprints[i]`` and ``verdicts[i]`` belong to step ``i``; ``analysis`` is the learned
+    state; ``created``, ``updated`` (last accepted step or change) and ``ended_at`` are Unix
+    seconds, used by retention.
+    """
 
     run_id: str
     context: str | None
@@ -76,6 +95,21 @@ class RunRecord:
     fingerprints: list[str] = field(default_factory=list)
     verdicts: list[Verdict] = field(default_factory=list)
     ended: bool = False
+    tenant: str = ""
+    created: float = 0.0
+    updated: float = 0.0
+    ended_at: float | None = None
+
+
+class _Gate:
+    """Per-run coordination: the run's lock (a condition) and the indices being judged."""
+
+    __slots__ = ("cond", "inflight", "users")
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition(threading.Lock())
+        self.inflight: dict[int, int] = {}
+        self.users = 0
 
 
 def _head_tail(text: str, limit: int) -> str:
@@ -97,23 +131,63 @@ class Engine:
         unless it already is one. ``None`` means the default sentence-transformers model
         (loaded lazily on the first step).
     store
-        Where run records live; an in-memory store when None.
+        Where run records live (:class:`~plateau.store.base.Store`); a
+        :class:`~plateau.store.memory.MemoryStore` when None. ``plateau serve`` passes a
+        :class:`~plateau.store.sqlite.SqliteStore`.
+    clock
+        Wall-clock time in Unix seconds (``time.time`` by default), for run timestamps and
+        retention; tests pass a fake one.
 
     Notes
     -----
-    Thread-safe: steps of one run are applied one at a time (per-run lock); steps of
-    different runs run in parallel and share the embedder's batches.
+    Thread-safe: steps of one run are applied one at a time and in index order (per-run
+    lock); steps of different runs run in parallel and share the embedder's batches.
     """
 
-    def __init__(self, config: Config | None = None, embedder: Embedder | None = None, store: MemoryStore | None = None) -> None:
+    def __init__(
+        self,
+        config: Config | None = None,
+        embedder: Embedder | None = None,
+        store: Store | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.config = config or Config()
         if embedder is None:
             from plateau.embed import BatchingEmbedder, SentenceTransformerEmbedder
 
             embedder = BatchingEmbedder(SentenceTransformerEmbedder())
         self.embedder: Embedder = embedder if isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
-        self.store = store or MemoryStore()
+        self.store: Store = store if store is not None else MemoryStore()
+        self.clock = clock
         self.intent = IntentReader(self.embedder)
+        self._gates: dict[RunKey, _Gate] = {}
+        self._gates_lock = threading.Lock()
+        self._create_lock = threading.Lock()
+        #: Called as ``listener(tenant, verdict)`` after each new step is stored (not for
+        #: re-sends), in the calling thread; for metrics. Exceptions propagate: keep them trivial.
+        self.listeners: list[Callable[[str, Verdict], None]] = []
+
+    @contextmanager
+    def _gate(self, key: RunKey) -> Iterator[_Gate]:
+        """The run's gate, kept alive while anyone uses it (then dropped, so memory stays bounded)."""
+        with self._gates_lock:
+            gate = self._gates.get(key)
+            if gate is None:
+                gate = self._gates[key] = _Gate()
+            gate.users += 1
+        try:
+            yield gate
+        finally:
+            with self._gates_lock:
+                gate.users -= 1
+                if gate.users == 0:
+                    del self._gates[key]
+
+    @contextmanager
+    def _locked(self, key: RunKey) -> Iterator[_Gate]:
+        with self._gate(key) as gate, gate.cond:
+            yield gate
 
     # ----------------------------------------------------------------- validation
     def _validate(self, run_id: str, step: Step, context: str | None) -> None:
@@ -131,8 +205,13 @@ class Engine:
             if len(context) > limit:
                 raise InvalidArgument("context", f"is {len(context)} characters long; the limit is {limit}")
 
-    def _check_place(self, record: RunRecord | None, run_id: str, step: Step, fingerprint: str, context: str | None) -> Verdict | None:
-        """Return the stored verdict for an idempotent re-send, None for the next step, or raise."""
+    def _check_place(
+        self, record: RunRecord | None, run_id: str, step: Step, fingerprint: str, context: str | None, *, ahead_ok: bool = False
+    ) -> Verdict | None:
+        """Return the stored verdict for an idempotent re-send, None for the next step, or raise.
+
+        With ``ahead_ok`` a later index passes (its predecessor is in flight); else it is a gap.
+        """
         seen = 0 if record is None else len(record.fingerprints)
         if record is not None and step.index < seen:
             if record.fingerprints[step.index] == fingerprint:
@@ -140,11 +219,19 @@ class Engine:
             raise StepConflict(f"step.index: step {step.index} of run {run_id!r} was already observed with different content")
         if record is not None and record.ended:
             raise StepConflict(f"run_id: run {run_id!r} has ended; start a new run id")
-        if step.index > seen:
+        if step.index >= self.config.max_steps_per_run:
+            raise LimitExceeded(
+                f"step.index: run {run_id!r} has reached the limit of {self.config.max_steps_per_run} steps per run; start a new run id"
+            )
+        if step.index > seen and not ahead_ok:
             raise StepConflict(f"step.index: run {run_id!r} expects step {seen} next, got {step.index} (a gap)")
         if context and record is not None and record.context and context != record.context:
             raise StepConflict(f"context: differs from the context run {run_id!r} was started with")
         return None
+
+    @staticmethod
+    def _predecessor_in_flight(gate: _Gate, seen: int, index: int) -> bool:
+        return any(seen <= i < index for i in gate.inflight)
 
     # ----------------------------------------------------------------- embedding
     def embed_inputs(self, step: Step) -> tuple[str | None, str | None]:
@@ -174,7 +261,9 @@ class Engine:
         return (next(it) if text_in is not None else None, next(it) if obs_in is not None else None)
 
     # ----------------------------------------------------------------- public API
-    def observe(self, run_id: str, step: Step, context: str | None = None) -> Verdict:
+    def observe(
+        self, run_id: str, step: Step, context: str | None = None, *, tenant: str = "", timeout: float | None = None
+    ) -> Verdict:
         """Judge ``step`` of run ``run_id`` and return its :class:`~plateau.types.Verdict`.
 
         Parameters
@@ -183,42 +272,125 @@ class Engine:
             Client-chosen run id (non-empty, at most ``config.max_run_id_chars`` characters).
         step
             The step; its ``index`` must be the run's next index (0 for a new run), or an
-            already-observed index with identical content (returns the stored verdict).
+            already-observed index with identical content (returns the stored verdict, counts
+            nothing), or a later index whose predecessors are being judged concurrently (waits
+            for them, then is applied in order).
         context
             What the user asked for; kept from the first step (a later different value is a
             conflict).
+        tenant
+            The namespace of ``run_id`` (``""`` without auth).
+        timeout
+            Longest wait for in-flight predecessors, in seconds (>= 0); at most
+            ``config.order_wait_seconds``, which is the default.
 
         Raises
         ------
         InvalidArgument
             A malformed field (named in the message).
         StepConflict
-            A gap, a conflicting re-send, a different context, or an ended run.
+            A gap (no predecessor in flight, or still missing after the wait), a conflicting
+            re-send, a different context, or an ended run.
+        LimitExceeded
+            The run is at ``config.max_steps_per_run`` steps, or a new run would exceed
+            ``config.max_runs_per_tenant``.
         ModelUnavailable
             The embedding model cannot be loaded.
+        StoreUnavailable
+            The store could not persist the step (it was not applied; retrying is safe).
         """
         self._validate(run_id, step, context)
         fingerprint = step.fingerprint()
-        lock = self.store.lock(run_id)
-        with lock:
-            stored = self._check_place(self.store.get(run_id), run_id, step, fingerprint, context)
-        if stored is not None:
-            return stored
-        text_vec, obs_vec = self._embed(step)
-        with lock:
-            record = self.store.get(run_id)
-            stored = self._check_place(record, run_id, step, fingerprint, context)
-            if stored is not None:
-                return stored
-            if record is None:
-                record = RunRecord(run_id=run_id, context=context or None, analysis=_Analysis(self.config))
-            elif context and not record.context:
-                record.context = context
+        key: RunKey = (tenant, run_id)
+        wait = self.config.order_wait_seconds if timeout is None else max(0.0, min(timeout, self.config.order_wait_seconds))
+        with self._gate(key) as gate:
+            with gate.cond:
+                gate.inflight[step.index] = gate.inflight.get(step.index, 0) + 1
+            try:
+                with gate.cond:
+                    record = self.store.get(key)
+                    seen = 0 if record is None else len(record.fingerprints)
+                    ahead_ok = self._predecessor_in_flight(gate, seen, step.index)
+                    stored = self._check_place(record, run_id, step, fingerprint, context, ahead_ok=ahead_ok)
+                    if record is None and step.index == 0:
+                        self._check_tenant_room(tenant)
+                if stored is not None:
+                    return stored
+                text_vec, obs_vec = self._embed(step)
+                deadline = time.monotonic() + wait
+                with gate.cond:
+                    while True:
+                        record = self.store.get(key)
+                        seen = 0 if record is None else len(record.fingerprints)
+                        remaining = deadline - time.monotonic()
+                        if step.index <= seen or remaining <= 0 or not self._predecessor_in_flight(gate, seen, step.index):
+                            break
+                        gate.cond.wait(remaining)
+                    stored = self._check_place(record, run_id, step, fingerprint, context)
+                    if stored is not None:
+                        return stored
+                    return self._accept(key, record, step, fingerprint, context, text_vec, obs_vec)
+            finally:
+                with gate.cond:
+                    left = gate.inflight[step.index] - 1
+                    if left:
+                        gate.inflight[step.index] = left
+                    else:
+                        del gate.inflight[step.index]
+                    gate.cond.notify_all()
+
+    def _check_tenant_room(self, tenant: str) -> None:
+        limit = self.config.max_runs_per_tenant
+        if self.store.count(tenant) >= limit:
+            raise LimitExceeded(f"run_id: this tenant holds {limit} runs, the limit; end runs (they expire) or raise max_runs_per_tenant")
+
+    def _accept(
+        self,
+        key: RunKey,
+        record: RunRecord | None,
+        step: Step,
+        fingerprint: str,
+        context: str | None,
+        text_vec: np.ndarray | None,
+        obs_vec: np.ndarray | None,
+    ) -> Verdict:
+        """Apply the next step and persist it (called with the run's lock held)."""
+        now = self.clock()
+        if record is None:
+            record = RunRecord(
+                run_id=key[1], context=context or None, analysis=_Analysis(self.config), tenant=key[0], created=now, updated=now
+            )
+            with self._create_lock:  # count and insert atomically, so the tenant limit holds exactly
+                self._check_tenant_room(key[0])
+                verdict = self._apply_and_store(key, record, step, fingerprint, text_vec, obs_vec, now)
+            return verdict
+        if context and not record.context:
+            record.context = context
+        return self._apply_and_store(key, record, step, fingerprint, text_vec, obs_vec, now)
+
+    def _apply_and_store(
+        self,
+        key: RunKey,
+        record: RunRecord,
+        step: Step,
+        fingerprint: str,
+        text_vec: np.ndarray | None,
+        obs_vec: np.ndarray | None,
+        now: float,
+    ) -> Verdict:
+        try:
             verdict = self._apply(record, step, text_vec, obs_vec)
             record.fingerprints.append(fingerprint)
             record.verdicts.append(verdict)
-            self.store.put(run_id, record)
-            return verdict
+            record.updated = now
+            self.store.append(key, record)
+        except BaseException:
+            # the record may be half-changed: a durable store re-reads its last committed state
+            self.store.discard(key)
+            raise
+        for listener in self.listeners:
+            listener(key[0], verdict)
+        return verdict
 
     def _apply(self, record: RunRecord, step: Step, text_vec: np.ndarray | None, obs_vec: np.ndarray | None) -> Verdict:
         a = record.analysis
@@ -235,8 +407,10 @@ class Engine:
             # starts over; whether the changes achieve anything is judged structurally
             # (repeats, errors, test states returning: progress.oscillation)
             a.semantic.reset_evidence()
+            a.information.reset_evidence()
             a.near_dup_streak = 0
         sem = a.semantic.update(text_vec, obs_vec, structural=prog.repeat_count >= 2)
+        info = a.information.update(step.text, step.result, informative=prog.repeat_count < 2)
         # Restatement evidence (near-identical step, verbatim text) is for steps without a tool
         # call. With a call, the call's own evidence decides: it knows pollers, requested
         # repetition and denials, and a fresh call (a poller whose result moved, the next item
@@ -247,7 +421,16 @@ class Engine:
         verbatim = text.verbatim and restating
         a.verbatim_streak = a.verbatim_streak + 1 if verbatim else 0
         evidence = fuse(
-            step, sem, prog, text, a.near_dup_streak, a.verbatim_streak, self.config, result_kind=result_kind, repetition=a.repetition
+            step,
+            sem,
+            prog,
+            text,
+            a.near_dup_streak,
+            a.verbatim_streak,
+            self.config,
+            result_kind=result_kind,
+            repetition=a.repetition,
+            info=info,
         )
         decision = a.breaker.decide(step.index, evidence, calibrating=sem.calibrating)
         signals: dict[str, float] = {
@@ -266,6 +449,10 @@ class Engine:
         if prog.result_novel is not None:
             signals["result_novel"] = float(prog.result_novel)
         signals["streak"] = float(prog.streak)
+        signals["new_terms"] = float(info.new_terms)
+        signals["info_cusum"] = info.cusum
+        if info.z is not None:
+            signals["info_z"] = info.z
         signals["oscillation"] = float(prog.oscillation)
         signals["same_outcome_count"] = float(prog.same_outcome_count)
         if prog.cycle_period:
@@ -302,30 +489,73 @@ class Engine:
             baseline_scale=None if baseline is None else round(baseline[1], 6),
         )
 
-    def _record(self, run_id: str) -> RunRecord:
-        validate_run_id(run_id, self.config.max_run_id_chars)
-        record: RunRecord | None = self.store.get(run_id)
+    def _record(self, key: RunKey) -> RunRecord:
+        record: RunRecord | None = self.store.get(key)
         if record is None:
-            raise RunNotFound(f"run_id: no run {run_id!r}")
+            raise RunNotFound(f"run_id: no run {key[1]!r}")
         return record
 
-    def get_run(self, run_id: str) -> RunInfo:
+    def get_run(self, run_id: str, *, tenant: str = "") -> RunInfo:
         """The state of run ``run_id``. Raises ``RunNotFound``, ``InvalidArgument``."""
-        with self.store.lock(run_id):
-            return self._info(self._record(run_id))
+        validate_run_id(run_id, self.config.max_run_id_chars)
+        with self._locked((tenant, run_id)):
+            return self._info(self._record((tenant, run_id)))
 
-    def reset_run(self, run_id: str) -> RunInfo:
-        """Forget the run's steps and calibration (context kept); the next index is 0."""
-        with self.store.lock(run_id):
-            old = self._record(run_id)
-            record = RunRecord(run_id=run_id, context=old.context, analysis=_Analysis(self.config))
-            self.store.put(run_id, record)
+    def reset_run(self, run_id: str, *, tenant: str = "") -> RunInfo:
+        """Forget the run's steps and calibration (context kept); the next index is 0.
+
+        Raises ``RunNotFound``, ``InvalidArgument``, ``StoreUnavailable``.
+        """
+        validate_run_id(run_id, self.config.max_run_id_chars)
+        key = (tenant, run_id)
+        with self._locked(key):
+            old = self._record(key)
+            now = self.clock()
+            record = RunRecord(
+                run_id=run_id, context=old.context, analysis=_Analysis(self.config), tenant=tenant, created=old.created, updated=now
+            )
+            self.store.replace(key, record)
             return self._info(record)
 
-    def end_run(self, run_id: str) -> RunInfo:
-        """Mark the run ended: later new steps are a ``StepConflict``; its state stays readable."""
-        with self.store.lock(run_id):
-            record = self._record(run_id)
-            record.ended = True
+    def end_run(self, run_id: str, *, tenant: str = "") -> RunInfo:
+        """Mark the run ended: later new steps are a ``StepConflict``; its state stays readable
+        until it expires (``config.ended_run_ttl_seconds``). Ending an ended run changes nothing.
+
+        Raises ``RunNotFound``, ``InvalidArgument``, ``StoreUnavailable``.
+        """
+        validate_run_id(run_id, self.config.max_run_id_chars)
+        key = (tenant, run_id)
+        with self._locked(key):
+            record = self._record(key)
+            if not record.ended:
+                now = self.clock()
+                record.ended, record.ended_at, record.updated = True, now, now
+                try:
+                    self.store.update(key, record)
+                except BaseException:
+                    self.store.discard(key)
+                    raise
             return self._info(record)
+
+    def expire(self, now: float | None = None) -> int:
+        """Delete runs idle longer than ``config.idle_run_ttl_seconds`` or ended longer than
+        ``config.ended_run_ttl_seconds``; returns how many. ``now`` defaults to the clock."""
+        now = self.clock() if now is None else now
+        idle_before = now - self.config.idle_run_ttl_seconds
+        ended_before = now - self.config.ended_run_ttl_seconds
+        gone = 0
+        for key in self.store.expired(idle_before, ended_before):
+            with self._locked(key) as gate:
+                record = self.store.get(key)
+                if record is None or gate.inflight:  # a step on its way counts as activity
+                    continue
+                stale = record.updated < idle_before or (record.ended and record.ended_at is not None and record.ended_at < ended_before)
+                if stale:
+                    self.store.delete(key)
+                    gone += 1
+        return gone
+
+    def close(self) -> None:
+        """Close the store (a durable store checkpoints and releases its file)."""
+        self.store.close()
 

@@ -14,7 +14,13 @@ error                      gRPC status             when
                                                    different content, a step for an ended run
 :class:`LimitExceeded`     ``RESOURCE_EXHAUSTED``  a configured limit is exceeded
 :class:`ModelUnavailable`  ``UNAVAILABLE``         the embedding model cannot be loaded
+:class:`StoreUnavailable`  ``UNAVAILABLE``         the run store cannot be read or written
+                                                   (message starts with ``store:``)
+:class:`Unauthenticated`   ``UNAUTHENTICATED``     auth is on and the call has no valid token
 =========================  ======================  ==========================================
+
+A run of another tenant is reported exactly like a run that does not exist
+(:class:`RunNotFound`), so one tenant learns nothing about another's runs.
 
 :class:`DegenerateOutput` is raised on the client side by the stream adapters
 (:mod:`plateau.adapters`) when a streamed model response degenerates; it never crosses the wire.
@@ -32,6 +38,8 @@ __all__ = [
     "PlateauError",
     "RunNotFound",
     "StepConflict",
+    "StoreUnavailable",
+    "Unauthenticated",
 ]
 
 
@@ -79,6 +87,25 @@ class ModelUnavailable(PlateauError, RuntimeError):
     code = "UNAVAILABLE"
 
 
+class StoreUnavailable(PlateauError, RuntimeError):
+    """The run store failed (disk full, unreadable file); the step was not applied.
+
+    The message starts with ``store:`` so that the remote client can tell it from
+    :class:`ModelUnavailable` (both are ``UNAVAILABLE``). Retrying the same step is safe.
+    """
+
+    code = "UNAVAILABLE"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message if message.startswith("store:") else f"store: {message}")
+
+
+class Unauthenticated(PlateauError, PermissionError):
+    """The server requires a bearer token and the call carried none, or an unknown one."""
+
+    code = "UNAUTHENTICATED"
+
+
 class DegenerateOutput(PlateauError):
     """A streamed response degenerated into repetition and was cut.
 
@@ -108,7 +135,10 @@ def from_code(code: str, message: str) -> PlateauError:
     if code == "INVALID_ARGUMENT":
         field, _, problem = message.partition(": ")
         return InvalidArgument(field, problem) if problem else InvalidArgument("", message)
+    if code == "UNAVAILABLE" and message.startswith("store:"):
+        return StoreUnavailable(message)
     cls = {
+        "UNAUTHENTICATED": Unauthenticated,
         "NOT_FOUND": RunNotFound,
         "FAILED_PRECONDITION": StepConflict,
         "RESOURCE_EXHAUSTED": LimitExceeded,

@@ -7,6 +7,14 @@ near-identical step) reaches trip level on its own count and needs no warm-up; c
 semantic stall reaches trip level only by accumulating CUSUM evidence, and the breaker lets it
 trip only after a steer.
 
+The calibrated evidence comes from two tests on the run's own baseline: semantic movement
+(novelty of the step's embeddings, :mod:`plateau.signals.semantic`) and information gain (new
+content terms, :mod:`plateau.signals.information`). Either alone may steer (``semantic.stall``
+for the first; the second never acts alone, because new vocabulary thins out naturally over a
+long run). Trip-level calibrated evidence needs both: their geometric mean
+``sqrt(S_semantic * S_information)`` of the two CUSUM statistics reaches the trip interval
+only when meaning and content have both stopped moving (``progress.none``).
+
 Textual evidence is split the same way: near-verbatim recurrence of the step's text
 (``text.ngram``: a long run of shared word n-grams) is structural and counts like a repeat;
 lexical sentence similarity (``text.lexical``: the same content words in most sentences) is
@@ -16,14 +24,17 @@ pollers, requested repetition and denials), however the narration repeats.
 
 Reason codes: ``tool.repeat``, ``tool.cycle``, ``tool.error_repeat``, ``tool.same_outcome``,
 ``progress.oscillation``, ``semantic.near_duplicate``,
-``semantic.cycle``, ``semantic.stall``, ``text.ngram``, ``text.lexical``, ``progress.marker``.
+``semantic.cycle``, ``semantic.stall``, ``progress.none``, ``text.ngram``, ``text.lexical``,
+``progress.marker``.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from plateau.config import Config
+from plateau.signals.information import InformationSignals
 from plateau.signals.intent import Repetition
 from plateau.signals.progress import ProgressSignals
 from plateau.signals.semantic import SemanticSignals
@@ -124,13 +135,15 @@ def fuse(
     *,
     result_kind: str | None = None,
     repetition: Repetition | None = None,
+    info: InformationSignals | None = None,
 ) -> Evidence:
     """Combine one step's signals into :class:`Evidence`.
 
     ``near_dup_count`` and ``verbatim_count`` are the lengths of the current streaks of
     near-duplicate steps and of near-verbatim texts (this step included; 0 when this step is
     not one). ``result_kind`` is the intent reader's class of the tool result (``"waiting"``,
-    ``"denial"`` or None) and ``repetition`` what the user asked for.
+    ``"denial"`` or None), ``repetition`` what the user asked for, and ``info`` the
+    information-gain test of the step.
     """
     parts: dict[str, tuple[float, bool, str]] = {}
     count, steer_at, trip_at, why = _call_thresholds(prog, result_kind, repetition, config)
@@ -191,10 +204,17 @@ def fuse(
         )
     if not sem.calibrating and sem.cusum > 0:
         parts["semantic.stall"] = (
-            _cusum_score(sem.cusum, config.cusum_steer, config.cusum_trip),
+            min(STEER_LEVEL, _cusum_score(sem.cusum, config.cusum_steer, config.cusum_trip)),
             False,
             "the last steps add little that is new compared with this run's normal movement",
         )
+        both = math.sqrt(sem.cusum * info.cusum) if info is not None and not info.calibrating else 0.0
+        if both > 0:
+            parts["progress.none"] = (
+                _cusum_score(both, config.cusum_steer, config.cusum_trip),
+                False,
+                "the last steps restate what is already known: their meaning barely moves and they add no new facts",
+            )
     reasons = sorted(code for code, (score, _, _) in parts.items() if score >= STEER_LEVEL)
     if prog.progress:
         reasons.append("progress.marker")

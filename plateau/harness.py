@@ -382,7 +382,9 @@ class Harness:
             self._verdict_line(verdict, costs[index], tool + repr(_clip(step.text, 56)))
             if verdict.action is Action.STEER:
                 report.steers.append(index)
-                if index + 1 < len(run.steps):
+                if not verdict.message:
+                    self._p(f"{'':13}↳ steer (cap reached: still stalled, no new message to inject)")
+                elif index + 1 < len(run.steps):
                     self._p(f"{'':13}↳ steer, injected before step {index + 1}: {verdict.message}")
                     if len(report.steers) == 1:
                         self._p(f"{'':15}(a recording cannot react: its next steps are played as recorded; "

@@ -43,10 +43,12 @@ class BreakerMachine(RuleBasedStateMachine):
             assert score >= 0.5
             self.steered_in_stall = True
             self.consecutive += 1
-        elif score >= 0.5:
-            assert "breaker.steer_capped" in decision.reasons
-            self.steered_in_stall = True
+            if self.consecutive > self.breaker.config.steer_cap:
+                assert decision.message is None and "breaker.steer_capped" in decision.reasons
+            else:
+                assert decision.message
         else:
+            assert score < 0.5
             self.steered_in_stall = False
             self.consecutive = 0
 
@@ -81,6 +83,7 @@ def test_a_run_whose_every_result_is_new_never_trips(tools: list[str], narration
     """Whatever the tools and however the narration repeats, a new result every step never trips."""
     engine = Engine(embedder=HashingEmbedder())
     for i, tool in enumerate(tools):
-        result = " ".join(rnd.sample(WORDS, 12))  # different content every step, not just a new counter
+        # new content every step: terms the run has never seen, not old words reshuffled
+        result = " ".join(f"{w}{i}x{rnd.randrange(10**6)}" for w in rnd.sample(WORDS, 12))
         v = engine.observe("r", Step(index=i, text=narration, tool=tool, args={"i": i % 3}, result=result))
         assert v.action is not Action.TRIP

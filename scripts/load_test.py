@@ -1,0 +1,385 @@
+"""Load test: many concurrent agents against ``plateau serve`` on loopback, with a kill -9 midway.
+
+What it does (bounded in count and time, loopback only):
+
+1. Starts ``plateau serve --host 127.0.0.1 --store sqlite:TMP/runs.sqlite`` as a child process
+   (``--embedder hashing`` by default: the fast test double; ``--embedder model`` for the real
+   model).
+2. Runs ``--agents`` agent threads over ``--runs`` runs of ``--steps`` steps each (seeded: a mix
+   of productive steps and stuck loops, so verdicts include steer and trip). Each agent sends a
+   run's steps in order with ``Observe`` and, at random:
+
+   - *retries* a share of steps after receiving their verdict (``--retry-share``);
+   - sends a share of steps twice *concurrently* on two connections (``--dup-share``);
+   - *pipelines* a share of steps: sends step k+1 on another connection while step k is still
+     in flight (``--pipeline-share``), so the server must apply them in order;
+   - on a transport error (server down) retries the same step until it gets a verdict.
+
+3. When ``--restart-at`` of all steps have verdicts, kills the server with SIGKILL and starts it
+   again on the same port and store.
+4. Checks from the client side, for every run: every step got exactly one verdict (``lost``),
+   the server counted each step once (``GetRun.steps`` equals the steps sent, else
+   ``double_counted``), every repeated answer equals the first, and the verdict sequence
+   equals an in-process replay of the same steps (``mismatched``).
+
+Prints throughput, latency percentiles and the lines ``lost=N``, ``double_counted=N``,
+``mismatched=N``; exits 0 only when all three are 0 and the restart happened.
+
+    .venv/bin/python scripts/load_test.py                       # the full run (~1-2 min)
+    .venv/bin/python scripts/load_test.py --runs 24 --steps 12  # the small CI version
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from plateau.client import Client  # noqa: E402
+from plateau.errors import PlateauError, StepConflict  # noqa: E402
+from plateau.types import Step, Verdict  # noqa: E402
+
+HOST = "127.0.0.1"  # loopback only, by design
+# what a client sees while the server is down or restarting; INTERNAL is never retried (it would hide a bug)
+TRANSIENT = {"UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED"}
+CHANNEL_OPTIONS = [
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 500),
+    ("grpc.min_reconnect_backoff_ms", 100),
+]
+
+
+# ------------------------------------------------------------------------------- the runs
+def make_run(seed: int, n: int) -> list[Step]:
+    """A seeded run of ``n`` steps: productive work, sometimes falling into a retry loop."""
+    rng = random.Random(seed)
+    files = ["api.py", "db.py", "models.py", "views.py", "tests/test_api.py", "settings.py", "utils.py"]
+    verbs = ["Reading", "Inspecting", "Editing", "Checking", "Refactoring", "Tracing"]
+    loop_from = rng.randrange(n // 2, n + 4)  # some runs never loop
+    steps = []
+    for i in range(n):
+        if i >= loop_from:
+            text = rng.choice(["Trying the patch again.", "Applying the same fix once more.", "Retrying.", "Let me re-apply it."])
+            steps.append(Step(index=i, text=text, tool="apply_patch", args={"file": "db.py"}, result="Error: patch does not apply"))
+        else:
+            f = rng.choice(files)
+            topic = rng.choice(["auth", "caching", "paging", "retries"])
+            text = f"{rng.choice(verbs)} {f} around line {rng.randrange(1, 900)} to understand {topic}."
+            result = f"{f}:{i}: def fn_{seed}_{i}(): ..."
+            steps.append(Step(index=i, text=text, tool="read_file", args={"path": f, "line": i}, result=result))
+    return steps
+
+
+# ------------------------------------------------------------------------------- the server
+class Server:
+    """``plateau serve`` as a child process on a fixed loopback port and a SQLite store."""
+
+    def __init__(self, port: int, store: Path, embedder: str) -> None:
+        self.port = port
+        self.store = store
+        self.embedder = embedder
+        self.proc: subprocess.Popen[str] | None = None
+        self.log: list[str] = []
+
+    @property
+    def target(self) -> str:
+        return f"{HOST}:{self.port}"
+
+    def start(self, timeout: float = 120.0) -> float:
+        """Start and wait until it listens; returns the seconds it took."""
+        t0 = time.monotonic()
+        cmd = [sys.executable, "-m", "plateau.cli", "serve", "--host", HOST, "--port", str(self.port),
+               "--store", f"sqlite:{self.store}", "--embedder", self.embedder]
+        env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        ready = threading.Event()
+        proc = self.proc
+
+        def drain() -> None:
+            assert proc.stderr is not None
+            for line in proc.stderr:
+                self.log.append(line.rstrip())
+                del self.log[:-100]
+                if "serving plateau.v1.Plateau on" in line:
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=drain, daemon=True).start()
+        if not ready.wait(timeout) or proc.poll() is not None:
+            self.stop()
+            raise RuntimeError("the server did not start:\n" + "\n".join(self.log[-20:]))
+        return time.monotonic() - t0
+
+    def kill(self) -> None:
+        """SIGKILL: no graceful shutdown, no checkpoint."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+# ------------------------------------------------------------------------------- the agents
+@dataclass
+class RunResult:
+    """What the client saw for one run: answers per step index, and errors."""
+
+    run_id: str
+    steps: list[Step]
+    answers: dict[int, list[Verdict]] = field(default_factory=dict)
+    gaps: int = 0
+    transient: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.latencies: list[float] = []
+        self.done = 0
+        self.sent = 0
+
+    def add(self, seconds: float) -> None:
+        with self.lock:
+            self.latencies.append(seconds)
+            self.sent += 1
+
+
+class Agents:
+    def __init__(self, args: argparse.Namespace, target: str, deadline: float) -> None:
+        self.args = args
+        self.target = target
+        self.deadline = deadline
+        self.stats = Stats()
+        self.first_done = threading.Condition()
+
+    def _client(self) -> Client:
+        return Client.remote(self.target, timeout=self.args.call_timeout, channel_options=CHANNEL_OPTIONS)
+
+    def send(self, client: Client, res: RunResult, step: Step) -> Verdict | None:
+        """Send ``step`` until a verdict arrives (transport errors and gaps are retried)."""
+        while time.monotonic() < self.deadline:
+            t0 = time.perf_counter()
+            try:
+                verdict = client.observe(res.run_id, step)
+            except StepConflict as exc:
+                if "gap" in exc.message:  # a pipelined step arrived before its predecessor: wait, re-send
+                    res.gaps += 1
+                    time.sleep(0.01)
+                    continue
+                res.errors.append(f"step {step.index}: {exc.message}")
+                return None
+            except PlateauError as exc:
+                if exc.code in TRANSIENT:
+                    res.transient += 1
+                    with res_lock:
+                        transient_codes[exc.code] = transient_codes.get(exc.code, 0) + 1
+                    time.sleep(0.05)
+                    continue
+                res.errors.append(f"step {step.index}: {exc.code} {exc.message}")
+                return None
+            self.stats.add(time.perf_counter() - t0)
+            with res_lock:
+                res.answers.setdefault(step.index, []).append(verdict)
+            return verdict
+        res.errors.append(f"step {step.index}: no verdict before the time limit")
+        return None
+
+    def run_one(self, clients: tuple[Client, Client], res: RunResult, rng: random.Random) -> None:
+        a, b = clients
+        i = 0
+        with ThreadPoolExecutor(max_workers=2) as side:
+            while i < len(res.steps):
+                step = res.steps[i]
+                roll = rng.random()
+                if roll < self.args.dup_share:  # the same step twice, concurrently, on two connections
+                    twin = side.submit(self.send, b, res, step)
+                    self.send(a, res, step)
+                    twin.result()
+                elif roll < self.args.dup_share + self.args.pipeline_share and i + 1 < len(res.steps):
+                    nxt = side.submit(self.send, b, res, res.steps[i + 1])  # k+1 while k is in flight
+                    self.send(a, res, step)
+                    nxt.result()
+                    self._count(2)
+                    i += 2
+                    continue
+                else:
+                    self.send(a, res, step)
+                if rng.random() < self.args.retry_share:  # a retry after the verdict (lost response)
+                    self.send(b if rng.random() < 0.5 else a, res, step)
+                self._count(1)
+                i += 1
+
+    def _count(self, n: int) -> None:
+        with self.first_done:
+            self.stats.done += n
+            self.first_done.notify_all()
+
+
+res_lock = threading.Lock()
+transient_codes: dict[str, int] = {}
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=300, help="runs (default %(default)s)")
+    parser.add_argument("--steps", type=int, default=20, help="steps per run (default %(default)s)")
+    parser.add_argument("--agents", type=int, default=48, help="concurrent agent threads (default %(default)s)")
+    parser.add_argument("--retry-share", type=float, default=0.10, help="share of steps re-sent after their verdict")
+    parser.add_argument("--dup-share", type=float, default=0.05, help="share of steps sent twice concurrently")
+    parser.add_argument("--pipeline-share", type=float, default=0.05, help="share of steps sent with their successor in flight")
+    parser.add_argument("--restart-at", type=float, default=0.5, help="kill -9 and restart after this share of steps (0 = never)")
+    parser.add_argument("--embedder", choices=("hashing", "model"), default="hashing", help="server embedder (default hashing)")
+    parser.add_argument("--call-timeout", type=float, default=20.0, help="deadline of each call, s")
+    parser.add_argument("--max-seconds", type=float, default=600.0, help="hard time limit of the whole test, s")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    if not (1 <= args.runs <= 5000 and 1 <= args.steps <= 500 and 1 <= args.agents <= 256):
+        parser.error("--runs 1..5000, --steps 1..500, --agents 1..256 (the test is bounded)")
+
+    total = args.runs * args.steps
+    runs = [RunResult(run_id=f"load-{args.seed}-{r}", steps=make_run(args.seed * 100_003 + r, args.steps)) for r in range(args.runs)]
+    with tempfile.TemporaryDirectory(prefix="plateau-load-") as tmp:
+        server = Server(free_port(), Path(tmp) / "runs.sqlite", args.embedder)
+        boot = server.start()
+        print(f"server: pid {server.proc.pid if server.proc else '?'} on {server.target}, store {server.store}, "
+              f"embedder {args.embedder}, started in {boot:.1f} s", flush=True)
+        deadline = time.monotonic() + args.max_seconds
+        agents = Agents(args, server.target, deadline)
+        restart: dict[str, Any] = {}
+
+        def restarter() -> None:
+            if args.restart_at <= 0:
+                return
+            with agents.first_done:
+                agents.first_done.wait_for(lambda: agents.stats.done >= args.restart_at * total or time.monotonic() > deadline)
+            restart["at_steps"] = agents.stats.done
+            old_pid = server.proc.pid if server.proc else None
+            t0 = time.monotonic()
+            server.kill()
+            restart["boot"] = server.start()
+            restart["down"] = time.monotonic() - t0
+            print(f"restart: kill -9 of pid {old_pid} after {restart['at_steps']}/{total} steps; new pid "
+                  f"{server.proc.pid if server.proc else '?'} serving again after {restart['down']:.1f} s", flush=True)
+
+        watcher = threading.Thread(target=restarter, daemon=True)
+        watcher.start()
+        queue = list(range(args.runs))
+        queue_lock = threading.Lock()
+
+        def agent(n: int) -> None:
+            rng = random.Random(args.seed * 7919 + n)
+            with agents._client() as a, agents._client() as b:
+                while True:
+                    with queue_lock:
+                        if not queue:
+                            return
+                        r = queue.pop()
+                    agents.run_one((a, b), runs[r], rng)
+
+        t0 = time.monotonic()
+        threads = [threading.Thread(target=agent, args=(n,), daemon=True) for n in range(args.agents)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        elapsed = time.monotonic() - t0
+        watcher.join(timeout=5)
+
+        # ---------------------------------------------------------------- checks
+        lost = double = mismatched = 0
+        problems: list[str] = []
+        from plateau.embed import HashingEmbedder
+        from plateau.engine import Engine
+
+        if args.embedder == "hashing":
+            reference = Engine(embedder=HashingEmbedder())
+        else:
+            from plateau.embed import SentenceTransformerEmbedder
+
+            reference = Engine(embedder=SentenceTransformerEmbedder())
+        with Client.remote(server.target, timeout=60.0, channel_options=CHANNEL_OPTIONS) as check:
+            for res in runs:
+                missing = [i for i in range(len(res.steps)) if not res.answers.get(i)]
+                lost += len(missing)
+                if missing:
+                    problems.append(f"{res.run_id}: no verdict for steps {missing[:5]} {res.errors[:2]}")
+                expected = [reference.observe(res.run_id, s) for s in res.steps]
+                bad = False
+                for i, answers in res.answers.items():
+                    if any(v != expected[i] for v in answers):
+                        bad = True
+                        problems.append(f"{res.run_id} step {i}: answers differ from the replay")
+                mismatched += int(bad)
+                try:
+                    info = check.get_run(res.run_id)
+                except PlateauError as exc:
+                    problems.append(f"{res.run_id}: GetRun failed: {exc}")
+                    double += 1
+                    continue
+                if info.steps != len(res.steps) or (info.last_verdict is not None and info.last_verdict != expected[-1]):
+                    double += 1
+                    problems.append(f"{res.run_id}: the server holds {info.steps} steps, the client sent {len(res.steps)}")
+        server.stop()
+
+    answers = sum(len(v) for r in runs for v in r.answers.values())
+    lat = agents.stats.latencies
+    actions: dict[str, int] = {}
+    for res in runs:
+        for i in range(len(res.steps)):
+            if res.answers.get(i):
+                a = res.answers[i][0].action.value
+                actions[a] = actions.get(a, 0) + 1
+    print(f"runs={args.runs} steps={total} agents={args.agents} calls_answered={answers} "
+          f"repeat_answers={answers - total + lost} gaps_retried={sum(r.gaps for r in runs)} "
+          f"transient_errors_retried={sum(r.transient for r in runs)} "
+          f"({', '.join(f'{k}={v}' for k, v in sorted(transient_codes.items())) or 'none'})")
+    print("verdicts: " + " ".join(f"{k}={v}" for k, v in sorted(actions.items())))
+    print(f"elapsed={elapsed:.1f}s throughput={answers / elapsed:.0f} calls/s ({total / elapsed:.0f} steps/s) "
+          f"latency_p50={percentile(lat, 0.50) * 1000:.1f}ms latency_p99={percentile(lat, 0.99) * 1000:.1f}ms")
+    print(f"restarted={'yes' if 'down' in restart else 'no'}"
+          + (f" restart_after_steps={restart['at_steps']} downtime={restart['down']:.1f}s" if "down" in restart else ""))
+    for line in problems[:10]:
+        print("problem: " + line)
+    print(f"lost={lost}")
+    print(f"double_counted={double}")
+    print(f"mismatched={mismatched}")
+    ok = lost == 0 and double == 0 and mismatched == 0 and ("down" in restart or args.restart_at <= 0)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -127,7 +127,7 @@ echo "  agent host   netns $AGT_NS  $AGT_ADDR/24 on $AGT_IF   python -m plateau.
 echo "  agent host's routes: $(ip -n "$AGT_NS" route | sed 's/ *$//' | paste -sd ';')"
 
 # ---------------------------------------------------------------------------- server
-ip netns exec "$SRV_NS" env HF_HUB_OFFLINE=1 "$VENV/bin/plateau" serve --host "$SRV_ADDR" --port "$PORT" >"$LOG" 2>&1 &
+ip netns exec "$SRV_NS" env HF_HUB_OFFLINE=1 "$VENV/bin/plateau" serve --host "$SRV_ADDR" --port "$PORT" --store memory >"$LOG" 2>&1 &
 SRV_PID=$!
 echo "plateau demo: server starting on the server host (pid $SRV_PID; the model takes ~10 s to load)"
 

@@ -402,8 +402,9 @@ class Engine:
                 a.repetition = asked
         result_kind = self.intent.result_kind(obs_vec)
         prog = a.progress.update(step)
-        if prog.progress or step.progress.files_changed:
-            # a new best (tests, metric) or a change to files: the narration's stall evidence
+        if prog.progress or prog.recovered or step.progress.files_changed:
+            # a new best (tests, metric), a change to files or a call that finally succeeded
+            # where the same tool kept failing: the narration's stall evidence
             # starts over; whether the changes achieve anything is judged structurally
             # (repeats, errors, test states returning: progress.oscillation)
             a.semantic.reset_evidence()

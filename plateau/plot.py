@@ -12,8 +12,9 @@ its :class:`~plateau.types.Verdict`) as one figure with three panels sharing the
    calibrated baseline band ``center ± scale`` once warm-up is over, the warm-up span, and
    the absolute near-duplicate floor.
 3. **Stall evidence** -- the fused stall score per step (bars coloured by action) against
-   the steer (0.5) and trip (1.0) levels, and the CUSUM statistic divided by its trip level,
-   so both cross the trip line together; the reasons of the first steer and the first trip.
+   the steer (0.5) and trip (1.0) levels, and the semantic CUSUM statistic divided by its
+   trip level, so both cross the trip line together (and the information-gain CUSUM, when the
+   engine reports ``info_cusum``); the reasons of the first steer and the first trip.
 
 The labelled onset (``expected.onset``) and Plateau's first trip are vertical lines across
 every panel; the title names the case and the outcome.
@@ -39,6 +40,7 @@ _MOVE = "#1f5fa8"
 _DELTA = "#8c8c8c"
 _BAND = "#9ecae1"
 _CUSUM = "#6a3d9a"
+_INFO = "#b15928"
 _PROGRESS = "#2ca02c"
 
 
@@ -213,10 +215,15 @@ def plot_trace(trace: Any, *, config: Any = None, title: str | None = None, widt
     ax_s.bar(xs, scores, width=0.7, color=[ACTION_COLORS[a] for a in actions], alpha=0.85, label="stall score (bar colour = action)")
     cusum = [c / cfg.cusum_trip for c in _signal(verdicts, "cusum")]
     # Scores are capped at 2; the CUSUM keeps growing in a long stall: clip it at the top.
-    ymax = max(1.3, min(2.35, max(scores + [c for c in cusum if not math.isnan(c)], default=0.0) * 1.2))
+    info_values = [float(v.signals["info_cusum"]) / cfg.cusum_trip for v in verdicts if "info_cusum" in v.signals]
+    ymax = max(1.3, min(2.35, max(scores + [c for c in cusum if not math.isnan(c)] + info_values, default=0.0) * 1.2))
     top = ymax * 0.97
     shown = [min(c, top) if not math.isnan(c) else c for c in cusum]
     ax_s.plot(xs, shown, color=_CUSUM, lw=1.6, marker=".", markersize=5, label=f"CUSUM ÷ its trip level ({cfg.cusum_trip:g})")
+    info = [c / cfg.cusum_trip for c in _signal(verdicts, "info_cusum")]
+    if any(not math.isnan(c) for c in info):
+        ax_s.plot(xs, [min(c, top) if not math.isnan(c) else c for c in info], color=_INFO, lw=1.3, ls="--", marker=".",
+                  markersize=4, label=f"information-gain CUSUM ÷ {cfg.cusum_trip:g}")
     clipped = [i for i, c in enumerate(cusum) if not math.isnan(c) and c > top]
     if clipped:
         ax_s.plot(clipped, [top] * len(clipped), lw=0, marker="^", color=_CUSUM, markersize=6, label="CUSUM above the scale")

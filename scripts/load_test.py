@@ -20,7 +20,10 @@ What it does (bounded in count and time, loopback only):
 4. Checks from the client side, for every run: every step got exactly one verdict (``lost``),
    the server counted each step once (``GetRun.steps`` equals the steps sent, else
    ``double_counted``), every repeated answer equals the first, and the verdict sequence
-   equals an in-process replay of the same steps (``mismatched``).
+   equals an in-process replay of the same steps (``mismatched``). With ``--embedder model``
+   the server micro-batches embeddings, whose last bits depend on the batch; a verdict with the
+   same decision whose signals differ by at most 1e-4 is counted apart as
+   ``signal_last_decimal`` (with the hashing embedder every verdict must be bit-identical).
 
 Prints throughput, latency percentiles and the lines ``lost=N``, ``double_counted=N``,
 ``mismatched=N``; exits 0 only when all three are 0 and the restart happened.
@@ -246,6 +249,24 @@ res_lock = threading.Lock()
 transient_codes: dict[str, int] = {}
 
 
+def _diff(got: Verdict, want: Verdict) -> str:
+    """Which parts of two verdicts differ (for the report)."""
+    parts = [f"{name} {getattr(got, name)!r} != {getattr(want, name)!r}"
+             for name in ("action", "state", "score", "reasons", "message") if getattr(got, name) != getattr(want, name)]
+    keys = sorted(set(got.signals) | set(want.signals))
+    parts += [f"signals.{k} {got.signals.get(k)} != {want.signals.get(k)}" for k in keys if got.signals.get(k) != want.signals.get(k)]
+    return "; ".join(parts[:4])
+
+
+def _last_decimal_only(got: Verdict, want: Verdict) -> bool:
+    """Same decision (action, state, score, reasons, message) and signals within 1e-4: the model's
+    last-bit noise under different batch compositions crossing a 4-decimal rounding boundary
+    (see plateau/embed.py). Never true for the hashing embedder, whose replays are bit-exact."""
+    same = all(getattr(got, n) == getattr(want, n) for n in ("action", "state", "score", "reasons", "message"))
+    keys = set(got.signals) | set(want.signals)
+    return same and set(got.signals) == set(want.signals) and all(abs(got.signals[k] - want.signals[k]) <= 1.01e-4 for k in keys)
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -320,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         watcher.join(timeout=5)
 
         # ---------------------------------------------------------------- checks
-        lost = double = mismatched = 0
+        lost = double = mismatched = rounding = 0
         problems: list[str] = []
         from plateau.embed import HashingEmbedder
         from plateau.engine import Engine
@@ -340,9 +361,17 @@ def main(argv: list[str] | None = None) -> int:
                 expected = [reference.observe(res.run_id, s) for s in res.steps]
                 bad = False
                 for i, answers in res.answers.items():
-                    if any(v != expected[i] for v in answers):
+                    if any(v != answers[0] for v in answers):
                         bad = True
-                        problems.append(f"{res.run_id} step {i}: answers differ from the replay")
+                        problems.append(f"{res.run_id} step {i}: repeated answers differ from the first")
+                    if answers[0] != expected[i]:
+                        if _last_decimal_only(answers[0], expected[i]):
+                            rounding += 1
+                            problems.append(f"{res.run_id} step {i}: same decision, a signal differs in its last decimal: "
+                                            f"{_diff(answers[0], expected[i])}")
+                        else:
+                            bad = True
+                            problems.append(f"{res.run_id} step {i}: differs from the replay in {_diff(answers[0], expected[i])}")
                 mismatched += int(bad)
                 try:
                     info = check.get_run(res.run_id)
@@ -377,7 +406,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"lost={lost}")
     print(f"double_counted={double}")
     print(f"mismatched={mismatched}")
+    print(f"signal_last_decimal={rounding}  (same decision; model batch noise, 0 with the hashing embedder)")
     ok = lost == 0 and double == 0 and mismatched == 0 and ("down" in restart or args.restart_at <= 0)
+    ok = ok and (rounding == 0 or args.embedder == "model")
     return 0 if ok else 1
 
 

@@ -13,7 +13,7 @@ from plateau.client import Client
 from plateau.config import Config
 from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
-from plateau.errors import InvalidArgument, LimitExceeded, PlateauError, StepConflict
+from plateau.errors import InvalidArgument, LimitExceeded, PlateauError
 from plateau.types import Step
 from tests.test_concurrency import GatedEmbedder
 
@@ -98,10 +98,15 @@ def test_concurrent_streams_and_idle_streams() -> None:
         with pytest.raises(LimitExceeded, match="streams"):
             second.feed("content", "hello")
         second.close()
-        time.sleep(1.0)  # longer than stream_idle_seconds: the server closes the silent stream
-        with pytest.raises(PlateauError) as info:
-            first.feed("content", "world")
-        assert info.value.code == "DEADLINE_EXCEEDED"
+        code = None
+        for _ in range(40):  # stay silent past stream_idle_seconds (however slow the machine), then try
+            time.sleep(0.5)
+            try:
+                first.feed("content", "world")
+            except PlateauError as exc:
+                code = exc.code
+                break
+        assert code == "DEADLINE_EXCEEDED"
         first.close()
         third = client.guard_session()  # the slot is free again
         assert not third.feed("content", "again").fired
@@ -109,7 +114,7 @@ def test_concurrent_streams_and_idle_streams() -> None:
 
 
 def test_a_waiting_step_honours_the_callers_deadline() -> None:
-    """A step waiting for an in-flight predecessor gives up at the caller's deadline; nothing is applied out of order."""
+    """A step waiting for an in-flight predecessor answers DEADLINE_EXCEEDED at the caller's deadline; order and counts hold."""
     gated = GatedEmbedder()
     engine = Engine(embedder=gated)
     with ServerThread(engine) as server, Client.remote(server.target) as slow, Client.remote(server.target, timeout=0.5) as hasty:
@@ -121,27 +126,27 @@ def test_a_waiting_step_honours_the_callers_deadline() -> None:
             assert info.value.code == "DEADLINE_EXCEEDED"
             gated.open.set()
             first.result(timeout=30)
-        assert slow.get_run("d").steps == 1
+        # the server may still have applied step 1 (after step 0) once its wait ended: a re-send gets that verdict
+        assert slow.get_run("d").steps in (1, 2)
         assert slow.observe("d", _step(1)).step_index == 1
+        assert slow.get_run("d").steps == 2
 
 
 def test_an_expired_deadline_is_not_handled() -> None:
-    """A call whose deadline has already passed is DEADLINE_EXCEEDED and changes nothing."""
-    with ServerThread(Engine(embedder=HashingEmbedder())) as server, grpc.insecure_channel(server.target) as channel:
-        from plateau import convert
-        from plateau.v1 import plateau_pb2 as pb
-        from plateau.v1 import plateau_pb2_grpc
+    """A call whose deadline has already passed is refused as DEADLINE_EXCEEDED before any work; no deadline means no limit."""
+    import math
 
-        stub = plateau_pb2_grpc.PlateauStub(channel)
-        with pytest.raises(grpc.RpcError) as info:
-            stub.Observe(pb.ObserveRequest(run_id="late", step=convert.step_to_pb(_step(0))), timeout=1e-6)
-        assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
-        with Client.remote(server.target) as client:
-            try:
-                steps = client.get_run("late").steps
-            except PlateauError:
-                steps = 0
-            assert steps in (0, 1)  # either refused, or applied once (the verdict was lost, a re-send gets it)
-            assert client.observe("late", _step(0)).step_index == 0
-        with pytest.raises(StepConflict):
-            Client.remote(server.target).observe("late", _step(5))
+    from plateau.server import PlateauService, _Aborted
+
+    class Context:
+        def __init__(self, left: float | None) -> None:
+            self.left = left
+
+        def time_remaining(self) -> float | None:
+            return self.left
+
+    with pytest.raises(_Aborted) as info:
+        PlateauService._deadline_left(Context(-0.01))  # type: ignore[arg-type]
+    assert info.value.code is grpc.StatusCode.DEADLINE_EXCEEDED
+    assert PlateauService._deadline_left(Context(None)) == math.inf  # type: ignore[arg-type]
+    assert PlateauService._deadline_left(Context(2.5)) == 2.5  # type: ignore[arg-type]

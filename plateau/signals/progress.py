@@ -126,6 +126,16 @@ def tool_signature(step: Step) -> str | None:
     return _digest(json.dumps([step.tool, canonical_args(step.args), _normalized_result(step.result)]))
 
 
+def _args_similarity(a: str, b: str) -> float:
+    """Jaccard similarity of the character 4-gram sets of two argument texts, in [0, 1]."""
+
+    def grams(s: str) -> set[str]:
+        return {s[i : i + 4] for i in range(max(1, len(s) - 3))}
+
+    ga, gb = grams(a), grams(b)
+    return len(ga & gb) / len(ga | gb) if ga | gb else 1.0
+
+
 def is_error(step: Step) -> bool:
     """Whether the tool call failed: the explicit status, else inferred from the result text."""
     if step.status is ToolStatus.ERROR:
@@ -193,6 +203,11 @@ class ProgressSignals:
         since the last progress, this step included (tests 62/2 ↔ 61/3 is not progress).
     state
         The (tests_passed, tests_failed) state this step reports, or None.
+    recovered
+        True when this call succeeded where a close variant of it had just been failing (the
+        same tool, arguments sharing at least half their character 4-grams with the last
+        failed call of that tool): an inferred progress marker, the retried edit finally
+        applied. A different command of a generic tool (``bash``) succeeding is not recovery.
     """
 
     signature: str | None = None
@@ -208,6 +223,7 @@ class ProgressSignals:
     same_outcome_count: int = 0
     oscillation: int = 0
     state: tuple[int | None, int | None] | None = None
+    recovered: bool = False
 
 
 class ProgressTracker:
@@ -235,6 +251,7 @@ class ProgressTracker:
         self._states: set[tuple[int | None, int | None]] = set()
         self._oscillation = 0
         self._last_state: tuple[int | None, int | None] | None = None
+        self._failed_args: dict[str, str] = {}
 
     def _is_progress(self, step: Step) -> bool:
         """A new best test count or a metric value never seen in the run."""
@@ -310,10 +327,15 @@ class ProgressTracker:
             key = (step.tool or "", error_text)
             error_count = self._errors.get(key, 0) + 1
             self._errors[key] = error_count
-        elif step.tool is not None and step.result is not None:
+        recovered = False
+        if not error and step.tool is not None and step.result is not None:
             # a success of this tool ends its failure streaks
             for key in [k for k in self._errors if k[0] == step.tool]:
                 del self._errors[key]
+            failed = self._failed_args.pop(step.tool, None)
+            recovered = failed is not None and _args_similarity(failed, step.args) >= 0.5
+        elif error and step.tool is not None:
+            self._failed_args[step.tool] = step.args
 
         novel = None
         norm = _normalized_result(step.result)
@@ -342,4 +364,5 @@ class ProgressTracker:
             same_outcome_count=same_outcome,
             oscillation=self._oscillation if state is not None else 0,
             state=state,
+            recovered=recovered,
         )

@@ -229,8 +229,9 @@ def plot_trace(trace: Any, *, config: Any = None, title: str | None = None, widt
         ax_s.plot(clipped, [top] * len(clipped), lw=0, marker="^", color=_CUSUM, markersize=6, label="CUSUM above the scale")
     ax_s.axhline(0.5, color=ACTION_COLORS["steer"], lw=1, ls="--")
     ax_s.axhline(1.0, color=ACTION_COLORS["trip"], lw=1, ls="--")
-    ax_s.text(1.0, 0.5, " steer", transform=ax_s.get_yaxis_transform(), va="center", fontsize=8, color=ACTION_COLORS["steer"])
-    ax_s.text(1.0, 1.0, " trip", transform=ax_s.get_yaxis_transform(), va="center", fontsize=8, color=ACTION_COLORS["trip"])
+    # level labels inside the panel, on the left (the legend sits outside on the right)
+    ax_s.text(0.003, 0.5, "steer level", transform=ax_s.get_yaxis_transform(), va="bottom", fontsize=8, color=ACTION_COLORS["steer"])
+    ax_s.text(0.003, 1.0, "trip level", transform=ax_s.get_yaxis_transform(), va="bottom", fontsize=8, color=ACTION_COLORS["trip"])
     for i, label in enumerate(labels):
         if label:
             ax_s.axvline(i, color=_PROGRESS, lw=0.8, alpha=0.35, zorder=0)

@@ -213,6 +213,9 @@ def test_cli_eval_compare_table(tmp_path: Path, capsys: pytest.CaptureFixture[st
     for name in evalrun.STEP_DETECTORS:
         assert name in header
     assert "line-window" in out and "chunk-hash" in out
+    assert main(["eval", str(folder), "--compare", "--json"]) == 0
+    blob = json.loads(capsys.readouterr().out)
+    assert [d["detector"] for d in blob["detectors"]] == list(evalrun.DETECTORS) and blob["cases"] == 4
 
 
 def test_cli_eval_level_filter_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], no_model: None) -> None:

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 
 from plateau.config import Config
-from plateau.detect.calibrated import CalibratedStallTest
+from plateau.signals.semantic import calibrated_test
 from plateau.signals.textual import STOP_WORDS, tokenize
 
 __all__ = ["InformationSignals", "InformationTracker", "content_terms"]
@@ -77,14 +77,7 @@ class InformationTracker:
         self.config = config
         self._terms: set[str] = set()
         self._steps = 0
-        self._test = CalibratedStallTest(
-            warmup=config.warmup_steps - 1,
-            size=config.baseline_size,
-            scale_floor=config.scale_floor,
-            k=config.cusum_k,
-            h_steer=config.cusum_steer,
-            h_trip=config.cusum_trip,
-        )
+        self._test = calibrated_test(config)
 
     def reset_evidence(self) -> None:
         """Forget accumulated evidence (on progress), keeping the vocabulary and baseline."""

@@ -27,7 +27,7 @@ import numpy as np
 from plateau.config import Config
 from plateau.detect.calibrated import CalibratedStallTest
 
-__all__ = ["SemanticSignals", "SemanticTracker", "step_distance"]
+__all__ = ["SemanticSignals", "SemanticTracker", "calibrated_test", "step_distance"]
 
 _DECIMALS = 4
 
@@ -95,6 +95,20 @@ class SemanticSignals:
     baseline_scale: float | None = None
 
 
+def calibrated_test(config: Config) -> CalibratedStallTest:
+    """The run's calibrated stall test as configured: warm-up of ``warmup_steps - 1`` movement
+    samples (step 0 has none), ``baseline_size``, ``scale_floor``, ``cusum_k``,
+    ``cusum_steer`` and ``cusum_trip``."""
+    return CalibratedStallTest(
+        warmup=config.warmup_steps - 1,
+        size=config.baseline_size,
+        scale_floor=config.scale_floor,
+        k=config.cusum_k,
+        h_steer=config.cusum_steer,
+        h_trip=config.cusum_trip,
+    )
+
+
 class SemanticTracker:
     """Per-run semantic state: a window of step vectors and the calibrated stall test.
 
@@ -108,14 +122,7 @@ class SemanticTracker:
     def __init__(self, config: Config) -> None:
         self.config = config
         self._history: deque[tuple[np.ndarray | None, np.ndarray | None]] = deque(maxlen=config.window)
-        self._test = CalibratedStallTest(
-            warmup=config.warmup_steps - 1,
-            size=config.baseline_size,
-            scale_floor=config.scale_floor,
-            k=config.cusum_k,
-            h_steer=config.cusum_steer,
-            h_trip=config.cusum_trip,
-        )
+        self._test = calibrated_test(config)
 
     def reset_evidence(self) -> None:
         """Forget accumulated stall evidence (called on a progress marker)."""

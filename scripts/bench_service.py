@@ -18,15 +18,15 @@ What it does, in one process run:
    no text repeats within or across configurations, so the server's embedding cache never
    hits. Reported: steps/s (steps / wall time from the first send to the last verdict), p50
    and p99 latency.
-3. Right after the service, with the server idle, the **raw** reference on the same
-   steps: ``model.encode`` in this process on exactly the texts the engine embeds for them
+3. Next to the service, with the server idle, the **raw** reference on the same steps:
+   ``model.encode`` in this process on exactly the texts the engine embeds for them
    (:meth:`plateau.engine.Engine.embed_inputs`: the step's text and its tool call + result,
    two texts per step), (a) one step at a time (``encode([text, call])``, what one agent alone
    costs) and (b) in batches of 64 texts (the service's ``BatchingEmbedder`` limit: the best a
    raw loop can do). ``ratio`` = service steps/s ÷ raw batched steps/s; the ratio to the
    one-step raw loop is reported too. Service and raw alternate over ``--rounds`` successive
-   slices of the configuration's steps, so a change of machine load between them biases the
-   ratio less.
+   slices of the configuration's steps in A-B, B-A order (service first in even rounds, raw
+   first in odd ones), so a steady drift of the machine's load cancels out of the ratio.
 4. A cached run: the largest configuration's steps sent again under new run ids (every text
    is then served from the cache), reported separately.
 5. Resident memory per idle run, in a *fresh* server (memory that earlier phases freed but
@@ -432,24 +432,33 @@ def _measure_config(
     steps = gen.steps(max(args.steps, n))
     rounds = max(1, min(args.rounds, len(steps) // n))
     size = -(-len(steps) // rounds)
-    _log(f"N={n}: {len(steps)} unique steps over {n} concurrent agents, {rounds} round(s) of service then raw")
+    _log(f"N={n}: {len(steps)} unique steps over {n} concurrent agents, {rounds} round(s) alternating service/raw and raw/service")
     wall = t_step = t_batch = 0.0
+    raw_count = 0  # steps the raw reference encoded (rates are per step, so counts may differ)
     latencies: list[float] = []
     sent_steps: list[dict[str, Any]] = []
     for r in range(rounds):
         left = args.max_seconds - wall
         if left <= 0:
             break
-        runs = _split(steps[r * size : (r + 1) * size], n)
+        chunk = steps[r * size : (r + 1) * size]
+        runs = _split(chunk, n)
+        raw_first = r % 2 == 1 and not args.no_raw  # A-B, B-A: a steady drift in load cancels out
+        if raw_first:
+            per_step = embedded_texts(chunk)
+            t_step += raw_per_step(model, per_step)
+            t_batch += raw_batched(model, per_step)
+            raw_count += len(per_step)
         w, lat, counts = drive(server.target, runs, f"bench-n{n}-r{r}", left)
         sent = [s for run, c in zip(runs, counts, strict=True) for s in run[:c]]
         wall += w
         latencies += lat
         sent_steps += sent
-        if not args.no_raw and sent:
+        if not raw_first and not args.no_raw and sent:
             per_step = embedded_texts(sent)
             t_step += raw_per_step(model, per_step)
             t_batch += raw_batched(model, per_step)
+            raw_count += len(per_step)
     per_step = embedded_texts(sent_steps)
     count = len(sent_steps)
     res = ConfigResult(
@@ -459,11 +468,11 @@ def _measure_config(
         chars_per_step=round(sum(len(t) for ts in per_step for t in ts) / max(1, count), 1),
         rounds=rounds,
     )
-    if not args.no_raw and count:
-        res.raw_step_steps_per_s = round(count / t_step, 2)
-        res.raw_batched_steps_per_s = round(count / t_batch, 2)
-        res.ratio_vs_raw_step = round(count / wall / (count / t_step), 3)
-        res.ratio = round(count / wall / (count / t_batch), 3)
+    if not args.no_raw and count and raw_count:
+        res.raw_step_steps_per_s = round(raw_count / t_step, 2)
+        res.raw_batched_steps_per_s = round(raw_count / t_batch, 2)
+        res.ratio_vs_raw_step = round((count / wall) / (raw_count / t_step), 3)
+        res.ratio = round((count / wall) / (raw_count / t_batch), 3)
     _log(f"N={n}: {res.steps_per_s} steps/s, p50 {res.p50_ms} ms, p99 {res.p99_ms} ms; raw {res.raw_step_steps_per_s} (1-step) "
          f"/ {res.raw_batched_steps_per_s} (batched) steps/s; ratio {res.ratio}")
     return res, sent_steps

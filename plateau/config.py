@@ -62,6 +62,13 @@ class Config:
         poller's "no new output", "still running") or when the user asked for repetition
         without a bound (ints, 2 <= steer < trip). Waiting on something external is
         legitimate for a while, so these are larger than ``repeat_*``. Defaults 8 and 16.
+    phatic_steer, phatic_trip
+        Consecutive steps without a tool call that only exchange courtesies (thanks, you're
+        welcome, goodbye; :meth:`plateau.signals.intent.IntentReader.is_phatic`) that steer /
+        trip (ints, 2 <= steer < trip). A closing exchange is two messages (thanks, you're
+        welcome); a third courtesy in a row means the exchange has become a loop, the
+        "gratitude loop" of two chat agents (AutoGen issue #254, FAQ in PR #390). Defaults 3
+        and 5: steer at the first extra courtesy, trip one round trip later.
     steer_cap
         Most consecutive steers that carry a message (int >= 1). Past it the verdict stays
         steer but carries no new message: repeated nudges become part of the loop. Reaching the
@@ -128,6 +135,8 @@ class Config:
     repeat_trip: int = 4
     poll_steer: int = 8
     poll_trip: int = 16
+    phatic_steer: int = 3
+    phatic_trip: int = 5
     steer_cap: int = 3
     probe: bool = False
     embed_text_chars: int = 1200
@@ -166,6 +175,8 @@ class Config:
         need("repeat_trip", self.repeat_trip > self.repeat_steer, "must be > repeat_steer")
         need("poll_steer", self.poll_steer >= 2, "must be >= 2")
         need("poll_trip", self.poll_trip > self.poll_steer, "must be > poll_steer")
+        need("phatic_steer", self.phatic_steer >= 2, "must be >= 2")
+        need("phatic_trip", self.phatic_trip > self.phatic_steer, "must be > phatic_steer")
         need("steer_cap", self.steer_cap >= 1, "must be >= 1")
         need("embed_text_chars", self.embed_text_chars >= 64, "must be >= 64")
         need("embed_result_chars", self.embed_result_chars >= 64, "must be >= 64")

@@ -77,6 +77,7 @@ class _Analysis:
         self.breaker = Breaker(config)
         self.near_dup_streak = 0
         self.verbatim_streak = 0
+        self.phatic_streak = 0
         self.repetition: Repetition | None = None
 
 
@@ -411,7 +412,13 @@ class Engine:
             a.information.reset_evidence()
             a.near_dup_streak = 0
         sem = a.semantic.update(text_vec, obs_vec, structural=prog.repeat_count >= 2)
-        info = a.information.update(step.text, step.result, informative=prog.repeat_count < 2)
+        info = a.information.update(
+            step.text,
+            step.result,
+            args=step.args if step.tool else None,
+            failed=prog.error,
+            informative=prog.repeat_count < 2,
+        )
         # Restatement evidence (near-identical step, verbatim text) is for steps without a tool
         # call. With a call, the call's own evidence decides: it knows pollers, requested
         # repetition and denials, and a fresh call (a poller whose result moved, the next item
@@ -421,6 +428,7 @@ class Engine:
         text = a.textual.update(step.text)
         verbatim = text.verbatim and restating
         a.verbatim_streak = a.verbatim_streak + 1 if verbatim else 0
+        a.phatic_streak = a.phatic_streak + 1 if restating and self.intent.is_phatic(text_vec) else 0
         evidence = fuse(
             step,
             sem,
@@ -432,6 +440,7 @@ class Engine:
             result_kind=result_kind,
             repetition=a.repetition,
             info=info,
+            phatic_count=a.phatic_streak,
         )
         decision = a.breaker.decide(step.index, evidence, calibrating=sem.calibrating)
         signals: dict[str, float] = {
@@ -450,8 +459,13 @@ class Engine:
         if prog.result_novel is not None:
             signals["result_novel"] = float(prog.result_novel)
         signals["streak"] = float(prog.streak)
+        if a.phatic_streak:
+            signals["phatic_streak"] = float(a.phatic_streak)
         signals["new_terms"] = float(info.new_terms)
         signals["info_cusum"] = info.cusum
+        signals["observed_terms"] = float(info.observed_terms)
+        signals["observed_cusum"] = info.observed_cusum
+        signals["calls_failing"] = float(info.calls_failing)
         if info.z is not None:
             signals["info_z"] = info.z
         signals["oscillation"] = float(prog.oscillation)

@@ -15,6 +15,16 @@ long run). Trip-level calibrated evidence needs both: their geometric mean
 ``sqrt(S_semantic * S_information)`` of the two CUSUM statistics reaches the trip interval
 only when meaning and content have both stopped moving (``progress.none``).
 
+Two more kinds of stall have no recurring surface. *Thrash* (``tool.thrash``): the calls
+differ every step, at least half of the last ``window`` calls failed or came back empty, and
+the observed-gain test over the calls that did answer (what their results say that the run
+had not seen, :mod:`plateau.signals.information`) accumulates evidence against the run's
+baseline. A batch job's calls succeed, so it never meets the first condition; an exploration
+whose searches miss but whose reads bring new facts never meets the second. It escalates like calibrated
+evidence (steer first). A *courtesy loop* (``text.phatic``): consecutive steps without a call
+that only exchange courtesies (:meth:`plateau.signals.intent.IntentReader.is_phatic`) steer
+at ``phatic_steer`` and trip at ``phatic_trip`` in a row.
+
 Textual evidence is split the same way: near-verbatim recurrence of the step's text
 (``text.ngram``: a long run of shared word n-grams) is structural and counts like a repeat;
 lexical sentence similarity (``text.lexical``: the same content words in most sentences) is
@@ -23,9 +33,9 @@ apply to steps without a tool call: with a call, the call's own evidence decides
 pollers, requested repetition and denials), however the narration repeats.
 
 Reason codes: ``tool.repeat``, ``tool.cycle``, ``tool.error_repeat``, ``tool.same_outcome``,
-``progress.oscillation``, ``semantic.near_duplicate``,
+``tool.thrash``, ``progress.oscillation``, ``semantic.near_duplicate``,
 ``semantic.cycle``, ``semantic.stall``, ``progress.none``, ``text.ngram``, ``text.lexical``,
-``progress.marker``.
+``text.phatic``, ``progress.marker``.
 """
 
 from __future__ import annotations
@@ -41,12 +51,18 @@ from plateau.signals.semantic import SemanticSignals
 from plateau.signals.textual import TextualSignals
 from plateau.types import Step
 
-__all__ = ["LEXICAL_SHARE", "LEXICAL_SIMILARITY", "STEER_LEVEL", "TRIP_LEVEL", "Evidence", "count_score", "fuse"]
+__all__ = ["LEXICAL_SHARE", "LEXICAL_SIMILARITY", "THRASH_SHARE", "STEER_LEVEL", "TRIP_LEVEL", "Evidence", "count_score", "fuse"]
 
 #: Score at which a step is steer-level evidence.
 STEER_LEVEL = 0.5
 #: Score at which a step is trip-level evidence.
 TRIP_LEVEL = 1.0
+#: Thrash: at least this share of the last ``window`` calls failed or came back empty. Half:
+#: with fewer failures, the successful calls are the run; the other condition (the calls that
+#: answer say nothing new, judged against the run's own baseline) separates a hunt for
+#: something that does not exist from an exploration whose searches miss but whose reads
+#: bring new facts.
+THRASH_SHARE = 0.5
 #: Lexical restatement: at least this share of the step's sentences ...
 LEXICAL_SHARE = 0.75
 #: ... each with at least this stop-word-filtered Jaccard to an earlier sentence. With
@@ -136,6 +152,7 @@ def fuse(
     result_kind: str | None = None,
     repetition: Repetition | None = None,
     info: InformationSignals | None = None,
+    phatic_count: int = 0,
 ) -> Evidence:
     """Combine one step's signals into :class:`Evidence`.
 
@@ -143,7 +160,8 @@ def fuse(
     near-duplicate steps and of near-verbatim texts (this step included; 0 when this step is
     not one). ``result_kind`` is the intent reader's class of the tool result (``"waiting"``,
     ``"denial"`` or None), ``repetition`` what the user asked for, and ``info`` the
-    information-gain test of the step.
+    information-gain test of the step. ``phatic_count`` is the length of the current streak of
+    steps without a tool call that only exchange courtesies (0 when this step is not one).
     """
     parts: dict[str, tuple[float, bool, str]] = {}
     count, steer_at, trip_at, why = _call_thresholds(prog, result_kind, repetition, config)
@@ -202,6 +220,13 @@ def fuse(
             False,
             "this step rewords sentences you already wrote",
         )
+    if phatic_count >= 2 and step.tool is None:
+        parts["text.phatic"] = (
+            count_score(phatic_count, config.phatic_steer, config.phatic_trip),
+            False,
+            f"the last {phatic_count} messages only exchange courtesies (thanks, goodbyes): the task is done "
+            "or stalled, and nothing new is being said",
+        )
     if not sem.calibrating and sem.cusum > 0:
         parts["semantic.stall"] = (
             min(STEER_LEVEL, _cusum_score(sem.cusum, config.cusum_steer, config.cusum_trip)),
@@ -215,11 +240,24 @@ def fuse(
                 False,
                 "the last steps restate what is already known: their meaning barely moves and they add no new facts",
             )
+    if (
+        info is not None
+        and not info.observed_calibrating
+        and info.observed_cusum > 0
+        and step.tool is not None
+        and info.calls_failing >= THRASH_SHARE * config.window
+    ):
+        parts["tool.thrash"] = (
+            _cusum_score(info.observed_cusum, config.cusum_steer, config.cusum_trip),
+            False,
+            f"{info.calls_failing} of the last {config.window} calls failed or came back empty, and the ones "
+            "that answered told nothing new",
+        )
     reasons = sorted(code for code, (score, _, _) in parts.items() if score >= STEER_LEVEL)
     if prog.progress:
         reasons.append("progress.marker")
     components = {code: round(score, 4) for code, (score, _, _) in parts.items()}
     if not parts:
         return Evidence(0.0, tuple(reasons), False, None, components)
-    top_code, (top, structural, what) = max(parts.items(), key=lambda kv: (kv[1][0], kv[1][1]))
+    _, (top, structural, what) = max(parts.items(), key=lambda kv: (kv[1][0], kv[1][1]))
     return Evidence(round(top, 4), tuple(reasons), structural, what, components)

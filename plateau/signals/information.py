@@ -1,17 +1,26 @@
 """Information gain of a run: how many content terms each step adds that the run never had.
 
 A stuck run keeps talking and keeps calling tools, but stops bringing anything new: no new
-file names, numbers, error messages, facts. Per step, this module counts the *new content
-terms* (lower-cased word tokens, stop words and one-character tokens removed, from the step's
-text and the head of its tool result) that no earlier step of the run contained, and feeds
-``log(1 + new_terms)`` to a calibrated stall test (median/MAD baseline learned on the run's
-own warm-up, lower CUSUM; :class:`~plateau.detect.calibrated.CalibratedStallTest`).
+file names, numbers, error messages, facts. Per step, this module counts *new content terms*
+(lower-cased word tokens, stop words and one-character tokens removed) that no earlier step
+of the run contained, and feeds ``log(1 + count)`` to calibrated stall tests (median/MAD
+baseline learned on the run's own warm-up, lower CUSUM;
+:class:`~plateau.detect.calibrated.CalibratedStallTest`). Two counts are tested:
+
+- **step gain**: new terms of the step's text and the head of its tool result;
+- **observed gain**: what the environment returned, for a step with a tool result: the terms
+  of the result's head that neither the run so far, nor the call's own arguments (a search
+  echoes its query, an error its path), nor the step's narration contained. Narration is not
+  evidence of information: an agent that has run out of ideas keeps wording new guesses
+  ("maybe it lives in a shared package") while every answer it gets says the same nothing. A
+  step without a result (a chat turn, a thought) is judged by the new terms of its text.
 
 New vocabulary naturally thins out over a long productive run (Heaps' law: the vocabulary of
-a text grows sub-linearly with its length), so this evidence is never used alone: the fusion
-trips a semantic stall only when this test *and* the semantic movement test both accumulate
-evidence (:func:`plateau.fuse.fuse`). It is a lexical measure of information gain, not of
-lexical similarity.
+a text grows sub-linearly with its length), so neither test is used alone: the fusion trips a
+semantic stall only when the step-gain test *and* the semantic movement test both accumulate
+evidence, and thrash only when the observed-gain test accumulates evidence while most recent
+calls fail or come back empty (:func:`plateau.fuse.fuse`). These are lexical measures of
+information gain, not of lexical similarity.
 
 References
 ----------
@@ -22,6 +31,7 @@ H. S. Heaps, *Information Retrieval: Computational and Theoretical Aspects*, Aca
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass
 
 from plateau.config import Config
@@ -48,28 +58,43 @@ class InformationSignals:
     Attributes
     ----------
     new_terms
-        Content terms this step adds to the run (int >= 0).
+        Content terms this step's text and result add to the run (int >= 0).
+    observed_terms
+        Content terms the tool result adds that the run, the call's arguments and the step's
+        text did not contain (int >= 0; the text's new terms for a step without a result).
     calibrating
-        True while the test is learning the run's baseline.
+        True while the tests are learning the run's baseline.
     z
         Robust z-score of ``log(1 + new_terms)`` (None while calibrating).
     cusum
-        CUSUM statistic of the information-gain test (baseline-scale units, >= 0).
+        CUSUM statistic of the step-gain test (baseline-scale units, >= 0).
+    observed_calibrating
+        True while the observed-gain test is learning (its samples are the calls that
+        succeeded with output).
+    observed_cusum
+        CUSUM statistic of the observed-gain test (baseline-scale units, >= 0).
+    calls_failing
+        Of the last ``window`` tool calls since the last progress (this one included), how
+        many failed or came back empty (int >= 0; 0 for a step without a result).
     """
 
     new_terms: int = 0
+    observed_terms: int = 0
     calibrating: bool = True
     z: float | None = None
     cusum: float = 0.0
+    observed_calibrating: bool = True
+    observed_cusum: float = 0.0
+    calls_failing: int = 0
 
 
 class InformationTracker:
-    """Per-run vocabulary and the calibrated information-gain test.
+    """Per-run vocabulary, the two calibrated information-gain tests and the failing-call count.
 
     Parameters
     ----------
     config
-        Uses ``warmup_steps``, ``baseline_size``, ``scale_floor``, ``cusum_k``,
+        Uses ``window``, ``warmup_steps``, ``baseline_size``, ``scale_floor``, ``cusum_k``,
         ``cusum_steer`` and ``cusum_trip`` (the same settings as the semantic test).
     """
 
@@ -78,25 +103,65 @@ class InformationTracker:
         self._terms: set[str] = set()
         self._steps = 0
         self._test = calibrated_test(config)
+        self._observed = calibrated_test(config)
+        self._failing: deque[bool] = deque(maxlen=config.window)
 
     def reset_evidence(self) -> None:
-        """Forget accumulated evidence (on progress), keeping the vocabulary and baseline."""
+        """Forget accumulated evidence and failing calls (on progress), keeping the vocabulary
+        and baselines."""
         self._test.reset_evidence()
+        self._observed.reset_evidence()
+        self._failing.clear()
 
-    def update(self, text: str, result: str | None, *, informative: bool = True) -> InformationSignals:
-        """Count the step's new terms and judge them; ``informative=False`` for a structural
-        repeat (judged but not learned)."""
-        terms = content_terms(text + " " + (result or "")[:RESULT_CHARS])
-        new = terms - self._terms
+    def update(
+        self,
+        text: str,
+        result: str | None,
+        *,
+        args: str | None = None,
+        failed: bool = False,
+        informative: bool = True,
+    ) -> InformationSignals:
+        """Count the step's new terms and judge them.
+
+        ``result`` is the tool result (None for a step without one), ``args`` the call's
+        arguments as text (their terms are an echo, not an observation) and ``failed`` whether
+        the call failed; ``informative=False`` for a structural repeat (judged but not learned).
+        Only calls that succeeded with output are samples of the observed-gain test: a failed or
+        empty call is counted in ``calls_failing`` instead, so the test asks whether the calls
+        that *do* answer still say anything new.
+        """
+        said = content_terms(text)
+        answered = result is not None and not failed and bool(result.strip())
+        if result is None:
+            terms = said
+            new = observed = said - self._terms
+        else:
+            got = content_terms(result[:RESULT_CHARS])
+            echo = content_terms(args or "")
+            new = (said | got) - self._terms
+            observed = got - self._terms - echo - said
+            terms = said | got
+            self._failing.append(not answered)
         if len(self._terms) < MAX_TERMS:
-            self._terms |= new
+            self._terms |= terms
+        failing = sum(self._failing) if result is not None else 0
         self._steps += 1
         if self._steps == 1:  # everything is new on the first step: not a sample of normal gain
-            return InformationSignals(new_terms=len(new))
+            return InformationSignals(new_terms=len(new), observed_terms=len(observed), calls_failing=failing)
         r = self._test.update(math.log1p(len(new)), informative=informative)
+        if answered:
+            o = self._observed.update(math.log1p(len(observed)), informative=informative)
+            observed_calibrating, observed_cusum = o.calibrating, o.statistic
+        else:
+            observed_calibrating, observed_cusum = not self._observed.baseline.ready, self._observed.statistic
         return InformationSignals(
             new_terms=len(new),
+            observed_terms=len(observed),
             calibrating=r.calibrating,
             z=None if r.z is None else round(r.z, 4),
             cusum=round(r.statistic, 4),
+            observed_calibrating=observed_calibrating,
+            observed_cusum=round(observed_cusum, 4),
+            calls_failing=failing,
         )

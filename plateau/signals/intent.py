@@ -1,4 +1,5 @@
-"""Reading intent with the embedding model: requested repetition, waiting and denied results.
+"""Reading intent with the embedding model: requested repetition, waiting and denied results,
+courtesies.
 
 A keyword list breaks on the first rewording, so these judgements compare an embedding with a
 few *prototype* sentences of each class (nearest-prototype classification with a cosine
@@ -9,11 +10,22 @@ threshold). The prototypes are written for kinds of text, not copied from any la
   request: "every 5 minutes for up to 30 minutes" allows 6; "8 times" allows 8)?
 - :meth:`IntentReader.result_kind`: is a tool result a *waiting* state (a poller's "no new
   output", "still running") or a *denial* by the user ("the user denied this operation")?
+- :meth:`IntentReader.is_phatic`: is a message only a courtesy (thanks, you're welcome,
+  goodbye) with no task content? Two agents that keep thanking each other after the work is
+  done are stuck in a "gratitude loop" (AutoGen issue #254 and FAQ, PR #390).
 
 Measured on all-MiniLM-L6-v2: requests for repetition score 0.50-0.68 against the repetition
 prototypes and other task descriptions 0.0-0.36; a "(no new output)" poll result scores 0.77
 against the waiting prototypes and other tool results at most 0.56; a user denial scores 0.74
-against the denial prototypes and other results at most 0.44. Thresholds sit in those gaps.
+against the denial prototypes and other results at most 0.44. Courtesies written for this
+check (18 of them, none from a labelled case) score 0.40-0.80 against the phatic prototypes
+(14 of 18 at 0.5 or more); messages that thank *and* carry a request or a fact ("Thanks! Could
+you also add a legend?", "Thank you for the report; reproducing the crash now") score at
+most 0.44. Of the 631 other step texts of the step benchmark and the SWE-agent trajectories
+(closing-loop cases left out), two score above 0.5, and both are courtesies ("Thanks all.
+Aligned.", 0.50 and 0.55, at the end of a design chat); the rest score at most 0.44
+(``scripts/calibrate_intent.py`` reproduces these numbers).
+Thresholds sit in those gaps.
 """
 
 from __future__ import annotations
@@ -25,7 +37,15 @@ import numpy as np
 
 from plateau.embed import Embedder
 
-__all__ = ["DENIAL_THRESHOLD", "REPETITION_THRESHOLD", "WAITING_THRESHOLD", "IntentReader", "Repetition", "repetition_bound"]
+__all__ = [
+    "DENIAL_THRESHOLD",
+    "PHATIC_THRESHOLD",
+    "REPETITION_THRESHOLD",
+    "WAITING_THRESHOLD",
+    "IntentReader",
+    "Repetition",
+    "repetition_bound",
+]
 
 REPETITION_PROTOTYPES = (
     "Run the command several times.",
@@ -48,6 +68,18 @@ DENIAL_PROTOTYPES = (
     "Permission to run this command was refused by the user.",
     "The user rejected this tool call.",
 )
+PHATIC_PROTOTYPES = (
+    "Thank you very much for your help.",
+    "Thanks, I appreciate it.",
+    "You're welcome, happy to help.",
+    "Glad I could help. Feel free to reach out if anything else comes up.",
+    "Thanks, that works perfectly.",
+    "No problem at all!",
+    "Goodbye, have a nice day.",
+    "Take care, bye!",
+    "Thanks, same to you!",
+    "Great, thanks everyone.",
+)
 
 #: Cosine to the nearest repetition prototype above which a request asks for repetition.
 REPETITION_THRESHOLD = 0.45
@@ -55,6 +87,9 @@ REPETITION_THRESHOLD = 0.45
 WAITING_THRESHOLD = 0.6
 #: Cosine to the nearest denial prototype above which a result is a denial by the user.
 DENIAL_THRESHOLD = 0.6
+
+#: Cosine to the nearest phatic prototype at or above which a message is only a courtesy.
+PHATIC_THRESHOLD = 0.5
 
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,4})(?![\w.])")
 
@@ -103,6 +138,7 @@ class IntentReader:
                 "repetition": self.embedder.encode(list(REPETITION_PROTOTYPES)),
                 "waiting": self.embedder.encode(list(WAITING_PROTOTYPES)),
                 "denial": self.embedder.encode(list(DENIAL_PROTOTYPES)),
+                "phatic": self.embedder.encode(list(PHATIC_PROTOTYPES)),
             }
         return self._protos
 
@@ -126,3 +162,10 @@ class IntentReader:
         if self._sim("waiting", obs_vec) >= WAITING_THRESHOLD:
             return "waiting"
         return None
+
+    def is_phatic(self, text_vec: np.ndarray | None) -> bool:
+        """Whether a message (its text vector, ``(dim,)`` float32, unit norm) is only a
+        courtesy: cosine to the nearest phatic prototype >= :data:`PHATIC_THRESHOLD`."""
+        if text_vec is None:
+            return False
+        return self._sim("phatic", text_vec) >= PHATIC_THRESHOLD

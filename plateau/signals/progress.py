@@ -126,6 +126,13 @@ def tool_signature(step: Step) -> str | None:
     return _digest(json.dumps([step.tool, canonical_args(step.args), _normalized_result(step.result)]))
 
 
+#: A retried call is a close variant of the failed one: the same edit over a corrected range
+#: shares ~0.98 of its character 4-grams, while two sibling paths in one directory
+#: (``billing/utils/rounding.py``, ``billing/utils/__init__.py``) share about half, and reading
+#: a different file is not the failed read succeeding.
+RECOVERY_SIMILARITY = 2 / 3
+
+
 def _args_similarity(a: str, b: str) -> float:
     """Jaccard similarity of the character 4-gram sets of two argument texts, in [0, 1]."""
 
@@ -205,7 +212,7 @@ class ProgressSignals:
         The (tests_passed, tests_failed) state this step reports, or None.
     recovered
         True when this call succeeded where a close variant of it had just been failing (the
-        same tool, arguments sharing at least half their character 4-grams with the last
+        same tool, arguments with a character 4-gram Jaccard of at least ``RECOVERY_SIMILARITY`` to the last
         failed call of that tool): an inferred progress marker, the retried edit finally
         applied. A different command of a generic tool (``bash``) succeeding is not recovery.
     """
@@ -333,7 +340,7 @@ class ProgressTracker:
             for key in [k for k in self._errors if k[0] == step.tool]:
                 del self._errors[key]
             failed = self._failed_args.pop(step.tool, None)
-            recovered = failed is not None and _args_similarity(failed, step.args) >= 0.5
+            recovered = failed is not None and _args_similarity(failed, step.args) >= RECOVERY_SIMILARITY
         elif error and step.tool is not None:
             self._failed_args[step.tool] = step.args
 

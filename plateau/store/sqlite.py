@@ -54,7 +54,7 @@ log = logging.getLogger("plateau.store")
 #: Version of the table layout (``PRAGMA user_version``).
 SCHEMA_VERSION = 1
 #: Version of the pickled learned state; bump on incompatible changes to its classes.
-ANALYSIS_FORMAT = 2
+ANALYSIS_FORMAT = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (

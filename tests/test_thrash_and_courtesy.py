@@ -1,0 +1,255 @@
+"""Thrash (varied calls that fail or find nothing) and courtesy loops (thanks, goodbyes).
+
+Seeded synthetic runs with the exact step where each signal must fire; properties for the
+runs that must never meet them; the labelled cases of both kinds replayed on the real model.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from plateau.config import Config
+from plateau.embed import HashingEmbedder
+from plateau.engine import Engine
+from plateau.fuse import STEER_LEVEL, TRIP_LEVEL, fuse
+from plateau.signals.information import InformationTracker
+from plateau.signals.progress import ProgressSignals
+from plateau.signals.semantic import SemanticSignals
+from plateau.signals.textual import TextualSignals
+from plateau.types import Action, Step
+from tests.conftest import shared_path
+
+WORDS = [f"{a}{b}" for a in ("kal", "mor", "ten", "vir", "sap", "dul", "ferg", "hob") for b in ("ax", "en", "ist", "or", "ume", "ipp")]
+
+
+def _facts(rng: random.Random, n: int) -> str:
+    """A result line of ``n`` distinct made-up identifiers with fresh numbers (new facts)."""
+    return ", ".join(f"{w}_{rng.randrange(10**6)}" for w in rng.sample(WORDS, n))
+
+
+def _working_steps(rng: random.Random, n: int) -> list[Step]:
+    """``n`` calls that succeed and return new facts (the warm-up of a productive run)."""
+    return [
+        Step(index=i, text=f"Inspecting part {i} of the service.", tool="read_file",
+             args={"path": f"src/part_{i}.py"}, result=f"defines {_facts(rng, 6)}")
+        for i in range(n)
+    ]
+
+
+ABSENT = [
+    ("grep", {"pattern": "def round_even"}, ""),
+    ("search_docs", {"query": "rounding helper location"}, "0 results for \"rounding helper location\""),
+    ("read_file", {"path": "lib/rounding.py"}, "Error: ENOENT: no such file or directory, open 'lib/rounding.py'"),
+    ("bash", {"command": "pip show money-utils"}, "WARNING: Package(s) not found: money-utils"),
+    ("git_log", {"query": "round_even", "all": True}, ""),
+    ("search_code", {"query": "def round_even", "scope": "org"}, "No code results for \"def round_even\""),
+    ("bash", {"command": "ls vendor/"}, ""),
+    ("search_docs", {"query": "bankers rounding"}, "0 results for \"bankers rounding\""),
+    ("read_file", {"path": "docs/rounding.md"}, "Error: ENOENT: no such file or directory, open 'docs/rounding.md'"),
+    ("python", {"code": "import decimal; hasattr(decimal, 'round_even')"}, "False"),
+    ("git_stash", {"action": "list"}, ""),
+    ("search_code", {"query": "round_even", "scope": "vendor"}, "No code results for \"round_even\""),
+]
+NARRATION = [
+    "Maybe the helper is defined in a utility module.", "Perhaps the documentation says where it lives.",
+    "It could be in a dedicated rounding file.", "A shared package might provide it.",
+    "Another branch may have introduced it.", "Some other service might define it.",
+    "The vendored code could contain it.", "The docs might use another wording.",
+    "There might be a design note about it.", "The standard library could have it.",
+    "Someone may have stashed the implementation.", "Vendored code might still hide it.",
+]
+
+
+def _absent_steps(start: int) -> list[Step]:
+    """Varied calls (a different tool or argument each time) that all fail or find nothing,
+    each with new narration, the shape of a hunt for something that does not exist."""
+    return [
+        Step(index=start + j, text=NARRATION[j], tool=tool, args=args, result=result,
+             status="error" if result.startswith("Error") else None)
+        for j, (tool, args, result) in enumerate(ABSENT)
+    ]
+
+
+def test_observed_gain_ignores_the_echo_of_the_call_and_the_narration() -> None:
+    """A search that answers with its own query and a guess the agent wrote adds no observation."""
+    info = InformationTracker(Config())
+    info.update("Reading the index.", "alpha beta gamma", args=json.dumps({"path": "index"}))
+    step = info.update("Maybe delta lives in epsilon.", "no match for delta epsilon",
+                       args=json.dumps({"query": "delta epsilon"}))
+    assert step.observed_terms == 1  # "match": "no"/"for" are stop words, the rest an echo or narration
+    assert step.new_terms == 5  # the step-gain test counts "maybe", "delta", "lives", "epsilon" and "match"
+
+
+def test_calls_failing_counts_failures_and_empties_and_resets_on_progress() -> None:
+    """Failed and empty results count over the last window of calls; progress clears them."""
+    info = InformationTracker(Config(window=4))
+    seq = [("fine", False), ("", False), ("Error: boom", True), (None, False), ("", False), ("", False)]
+    counts = [info.update(f"step {i}", r, args="{}", failed=f).calls_failing for i, (r, f) in enumerate(seq)]
+    assert counts == [0, 1, 2, 0, 3, 4]  # a step without a result is no call; the window holds 4 calls
+    info.reset_evidence()
+    assert info.update("next", "", args="{}").calls_failing == 1
+
+
+def test_only_calls_that_answer_are_samples_of_the_observed_gain_test() -> None:
+    """A failed or empty call leaves the observed-gain CUSUM where it was."""
+    info = InformationTracker(Config())
+    rng = random.Random(5)
+    for i in range(8):
+        info.update(f"reading part {i}", f"defines {_facts(rng, 6)}", args=json.dumps({"path": f"p{i}"}))
+    low = info.update("searching", "0 results", args=json.dumps({"query": "x"}))
+    assert not low.observed_calibrating and low.observed_cusum > 0
+    for result, failed in (("", False), ("Error: ENOENT", True)):
+        assert info.update("trying again", result, args="{}", failed=failed).observed_cusum == low.observed_cusum
+
+
+def test_thrash_steers_then_trips_at_the_exact_steps() -> None:
+    """After 8 working steps (6 new terms each: baseline centre log 7, scale at its floor
+    0.25 x centre), 12 varied calls that fail or find nothing. Only the calls that answer feed
+    the observed-gain test: 1 new term adds 2.08 to its CUSUM, 2 add 1.24, none 3.5, so it
+    stands at 5.39 after index 13 and 8.89 after index 15. Failures (an error status or an
+    empty output) reach half of the last 8 calls at index 14, which steers (the CUSUM is past
+    the steer level); index 15 passes the trip level and trips."""
+    engine = Engine(embedder=HashingEmbedder())
+    rng = random.Random(7)
+    verdicts = [engine.observe("r", s) for s in _working_steps(rng, 8) + _absent_steps(8)]
+    assert [v.signals["observed_cusum"] for v in verdicts[13:16]] == pytest.approx([5.392, 5.392, 8.892], abs=1e-3)
+    assert [v.action for v in verdicts[:16]] == [Action.CONTINUE] * 14 + [Action.STEER, Action.TRIP]
+    assert "tool.thrash" in verdicts[14].reasons and "tool.thrash" in verdicts[15].reasons
+
+
+def test_an_exploration_whose_reads_bring_new_facts_is_not_thrash() -> None:
+    """Half the calls miss (empty searches) but every read brings new facts: never thrash."""
+    engine = Engine(embedder=HashingEmbedder())
+    rng = random.Random(3)
+    steps = _working_steps(rng, 8)
+    for j in range(20):
+        if j % 2 == 0:
+            steps.append(Step(index=8 + j, text=f"Searching for usage {j}.", tool="grep", args={"pattern": f"sym{j}"}, result=""))
+        else:
+            steps.append(Step(index=8 + j, text=f"Reading module {j}.", tool="read_file", args={"path": f"m{j}.py"},
+                              result=f"defines {_facts(rng, 6)}"))
+    assert not any("tool.thrash" in engine.observe("r", s).reasons for s in steps)
+
+
+def test_failing_calls_that_each_teach_something_new_are_not_thrash() -> None:
+    """A debug loop whose errors change (a new error message each time) is work, not thrash."""
+    engine = Engine(embedder=HashingEmbedder())
+    rng = random.Random(11)
+    steps = _working_steps(rng, 8) + [
+        Step(index=8 + j, text=f"Fixing the next build error, attempt {j}.", tool="build", args={"target": f"mod{j}"},
+             result=f"Error: undefined {_facts(rng, 4)}", status="error")
+        for j in range(10)
+    ]
+    verdicts = [engine.observe("r", s) for s in steps]
+    assert not any("tool.thrash" in v.reasons for v in verdicts)
+    assert all(v.action is not Action.TRIP for v in verdicts)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n=st.integers(9, 30), repeat_share=st.floats(0, 1))
+def test_a_run_whose_calls_all_succeed_is_never_thrash(seed: int, n: int, repeat_share: float) -> None:
+    """Property: however little its results say, a run whose calls all succeed with output (a
+    batch job, a paging reader) never gets ``tool.thrash``."""
+    rng = random.Random(seed)
+    engine = Engine(embedder=HashingEmbedder())
+    for i in range(n):
+        result = "ok" if rng.random() < repeat_share else f"processed item {i}: {_facts(rng, 1)}"
+        v = engine.observe("r", Step(index=i, text=f"Item {i}.", tool="process", args={"item": i}, result=result))
+        assert "tool.thrash" not in v.reasons
+
+
+def test_thrash_needs_half_the_calls_failing() -> None:
+    """The same observed-gain evidence scores 0 with 3 failing calls of 8 and trip level with 4."""
+    from plateau.signals.information import InformationSignals
+
+    step = Step(index=20, tool="grep", args={"p": "x"}, result="")
+
+    def score(failing: int) -> float:
+        info = InformationSignals(calibrating=False, observed_calibrating=False, observed_cusum=9.0, calls_failing=failing)
+        prog = ProgressSignals(signature="s", repeat_count=1)
+        ev = fuse(step, SemanticSignals(calibrating=False), prog, TextualSignals(), 0, 0, Config(), info=info)
+        return ev.components.get("tool.thrash", 0.0)
+
+    assert score(3) == 0.0 and score(4) >= TRIP_LEVEL
+
+
+def test_courtesy_streak_scores() -> None:
+    """Consecutive courtesies steer at the 3rd and reach trip level at the 5th; with a call, never."""
+    def score(n: int, tool: str | None = None) -> float:
+        step = Step(index=10, text="Thanks!", tool=tool, args={} if tool else None, result="ok" if tool else None)
+        ev = fuse(step, SemanticSignals(), ProgressSignals(), TextualSignals(), 0, 0, Config(), phatic_count=n)
+        return ev.components.get("text.phatic", 0.0)
+
+    assert score(1) == 0.0 and score(2) < STEER_LEVEL
+    assert score(3) == pytest.approx(STEER_LEVEL) and score(5) == pytest.approx(TRIP_LEVEL)
+    assert score(5, tool="bash") == 0.0
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    ("text", "phatic"),
+    [
+        ("Many thanks, that was really helpful!", True),
+        ("You're most welcome. Have a good evening!", True),
+        ("Cheers, bye!", True),
+        ("Thanks! Now add error bars to the plot, please.", False),
+        ("Thank you. The second query still times out after 30 s.", False),
+        ("Goodbye to Python 3.8: dropping it from the CI matrix.", False),
+    ],
+)
+def test_courtesies_are_read_by_meaning(real_cached, text: str, phatic: bool) -> None:  # type: ignore[no-untyped-def]
+    """Held-out wordings (not among the prototypes): a bare courtesy is phatic, a thank-you
+    carrying a request or a fact is not."""
+    from plateau.signals.intent import IntentReader
+
+    assert IntentReader(real_cached).is_phatic(real_cached.encode([text])[0]) is phatic
+
+
+@pytest.mark.model
+def test_a_closing_loop_steers_at_the_third_courtesy_and_trips_at_the_fifth(real_engine: Engine) -> None:
+    """Two agents that keep thanking each other after the task is done: steer, then trip."""
+    texts = [
+        "I wrote the migration script and ran it on staging; all 12 tables converted.",
+        "Verified: row counts match and the application starts cleanly.",
+        "Many thanks, that was really helpful!",
+        "You're most welcome. Have a good evening!",
+        "Thanks once more, much appreciated.",
+        "My pleasure, take care!",
+        "Cheers, bye!",
+    ]
+    verdicts = [real_engine.observe("chat", Step(index=i, text=t, agent="a" if i % 2 else "b")) for i, t in enumerate(texts)]
+    assert [v.action for v in verdicts] == [Action.CONTINUE] * 4 + [Action.STEER, Action.STEER, Action.TRIP]
+    assert "text.phatic" in verdicts[-1].reasons
+
+
+@pytest.mark.model
+def test_a_thank_you_followed_by_new_work_is_not_a_loop(real_engine: Engine) -> None:
+    """Courtesies between real requests never build a streak."""
+    texts = [
+        "Here is the chart of monthly revenue.", "Thanks! Could you also add a legend?",
+        "Done: the legend is in the top left.", "Great, thank you. Now export it as SVG.",
+        "Exported to revenue.svg.", "Thanks! Last thing: make the bars blue.", "The bars are blue now.",
+        "Perfect, thanks a lot!",
+    ]
+    verdicts = [real_engine.observe("chat2", Step(index=i, text=t)) for i, t in enumerate(texts)]
+    assert not any("text.phatic" in v.reasons for v in verdicts)
+    assert all(v.action is Action.CONTINUE for v in verdicts)
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("case", ["L-A03-billing-merge-importerror", "T20-autogen-gratitude-loop"])
+def test_labelled_cases_of_these_kinds_trip_in_their_window(real_engine: Engine, case: str) -> None:
+    """The labelled thrash and gratitude-loop cases: tripped, and never at a step that forbids it."""
+    from plateau.client import Client
+    from plateau.evaluate import load_cases, score_steps_case
+
+    (labelled,) = load_cases([shared_path("benchmark", "steps", f"{case}.json")])
+    steps = [Step.from_dict(s, i) for i, s in enumerate(labelled["input"])]
+    verdicts = list(Client.local(engine=real_engine).observe_many(case, steps, labelled.get("context")))
+    scored = score_steps_case(labelled, [v.action.value for v in verdicts])
+    assert scored.detected and not scored.early_trip

@@ -16,14 +16,16 @@ long run). Trip-level calibrated evidence needs both: their geometric mean
 only when meaning and content have both stopped moving (``progress.none``).
 
 Two more kinds of stall have no recurring surface. *Thrash* (``tool.thrash``): the calls
-differ every step, at least half of the last ``window`` calls failed or came back empty, and
-the observed-gain test over the calls that did answer (what their results say that the run
-had not seen, :mod:`plateau.signals.information`) accumulates evidence against the run's
-baseline. A batch job's calls succeed, so it never meets the first condition; an exploration
-whose searches miss but whose reads bring new facts never meets the second. It escalates like calibrated
-evidence (steer first). A *courtesy loop* (``text.phatic``): consecutive steps without a call
-that only exchange courtesies (:meth:`plateau.signals.intent.IntentReader.is_phatic`) steer
-at ``phatic_steer`` and trip at ``phatic_trip`` in a row.
+differ every step, at least half of the last ``window`` calls came back empty or failed with
+nothing new (an error the run has already seen), and the observed-gain test over the calls
+that did answer (what their results say that the run had not seen,
+:mod:`plateau.signals.information`) accumulates evidence against the run's baseline. A batch
+job's calls succeed, so it never meets the first condition; an exploration whose searches
+miss but whose reads bring new facts never meets the second, nor does a fix loop whose errors
+change. It escalates like calibrated evidence (steer first). A *courtesy loop*
+(``text.phatic``): consecutive steps without a call that only exchange courtesies
+(:meth:`plateau.signals.intent.IntentReader.is_phatic`) steer at ``phatic_steer`` and trip
+at ``phatic_trip`` in a row.
 
 Textual evidence is split the same way: near-verbatim recurrence of the step's text
 (``text.ngram``: a long run of shared word n-grams) is structural and counts like a repeat;
@@ -57,7 +59,8 @@ __all__ = ["LEXICAL_SHARE", "LEXICAL_SIMILARITY", "THRASH_SHARE", "STEER_LEVEL",
 STEER_LEVEL = 0.5
 #: Score at which a step is trip-level evidence.
 TRIP_LEVEL = 1.0
-#: Thrash: at least this share of the last ``window`` calls failed or came back empty. Half:
+#: Thrash: at least this share of the last ``window`` calls came back empty or failed with
+#: nothing new. Half:
 #: with fewer failures, the successful calls are the run; the other condition (the calls that
 #: answer say nothing new, judged against the run's own baseline) separates a hunt for
 #: something that does not exist from an exploration whose searches miss but whose reads
@@ -250,7 +253,7 @@ def fuse(
         parts["tool.thrash"] = (
             _cusum_score(info.observed_cusum, config.cusum_steer, config.cusum_trip),
             False,
-            f"{info.calls_failing} of the last {config.window} calls failed or came back empty, and the ones "
+            f"{info.calls_failing} of the last {config.window} calls came back empty or failed as before, and the ones "
             "that answered told nothing new",
         )
     reasons = sorted(code for code, (score, _, _) in parts.items() if score >= STEER_LEVEL)

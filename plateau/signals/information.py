@@ -70,12 +70,13 @@ class InformationSignals:
         CUSUM statistic of the step-gain test (baseline-scale units, >= 0).
     observed_calibrating
         True while the observed-gain test is learning (its samples are the calls that
-        succeeded with output).
+        answered: output, and for a failure, output with a new term).
     observed_cusum
         CUSUM statistic of the observed-gain test (baseline-scale units, >= 0).
     calls_failing
         Of the last ``window`` tool calls since the last progress (this one included), how
-        many failed or came back empty (int >= 0; 0 for a step without a result).
+        many came back empty or failed without adding an observed term (int >= 0; 0 for a
+        step without a result).
     """
 
     new_terms: int = 0
@@ -127,12 +128,13 @@ class InformationTracker:
         ``result`` is the tool result (None for a step without one), ``args`` the call's
         arguments as text (their terms are an echo, not an observation) and ``failed`` whether
         the call failed; ``informative=False`` for a structural repeat (judged but not learned).
-        Only calls that succeeded with output are samples of the observed-gain test: a failed or
-        empty call is counted in ``calls_failing`` instead, so the test asks whether the calls
-        that *do* answer still say anything new.
+        Only calls that answered are samples of the observed-gain test: an empty output, or a
+        failure that adds no observed term (an error the run has already seen), is counted in
+        ``calls_failing`` instead, so the test asks whether the calls that *do* answer still say
+        anything new. A failure with new terms (a fix loop's changing errors) is an answer.
         """
         said = content_terms(text)
-        answered = result is not None and not failed and bool(result.strip())
+        answered = False
         if result is None:
             terms = said
             new = observed = said - self._terms
@@ -142,6 +144,9 @@ class InformationTracker:
             new = (said | got) - self._terms
             observed = got - self._terms - echo - said
             terms = said | got
+            # an error that says something new is an answer (a fix loop's changing errors);
+            # an empty output, or an error the run has already seen, is a call that failed
+            answered = bool(result.strip()) and (not failed or bool(observed))
             self._failing.append(not answered)
         if len(self._terms) < MAX_TERMS:
             self._terms |= terms

@@ -416,6 +416,7 @@ class Engine:
             step.text,
             step.result,
             args=step.args if step.tool else None,
+            tool=step.tool,
             failed=prog.error,
             informative=prog.repeat_count < 2,
         )
@@ -466,6 +467,8 @@ class Engine:
         signals["observed_terms"] = float(info.observed_terms)
         signals["observed_cusum"] = info.observed_cusum
         signals["calls_failing"] = float(info.calls_failing)
+        if info.iterating:
+            signals["iterating"] = 1.0
         if info.z is not None:
             signals["info_z"] = info.z
         signals["oscillation"] = float(prog.oscillation)

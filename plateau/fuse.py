@@ -22,7 +22,12 @@ that did answer (what their results say that the run had not seen,
 :mod:`plateau.signals.information`) accumulates evidence against the run's baseline. A batch
 job's calls succeed, so it never meets the first condition; an exploration whose searches
 miss but whose reads bring new facts never meets the second, nor does a fix loop whose errors
-change. It escalates like calibrated evidence (steer first). A *courtesy loop*
+change. It escalates like calibrated evidence (steer first). ``tool.same_outcome`` (varied calls, the same outcome) trips on the same error, but the same
+empty answer may only steer. Neither thrash nor ``tool.same_outcome`` counts a call that
+*iterates*: one that differs from the previous call
+of its tool only in values earlier results named (the next host of an inventory, the next
+file of a listing), whose empty answer is that item's answer (an audit where most hosts are
+clean), not a guess that found nothing. A *courtesy loop*
 (``text.phatic``): consecutive steps without a call that only exchange courtesies
 (:meth:`plateau.signals.intent.IntentReader.is_phatic`) steer at ``phatic_steer`` and trip
 at ``phatic_trip`` in a row.
@@ -185,9 +190,14 @@ def fuse(
             True,
             f"{step.tool} failed {prog.error_count} times with the same error: {_short(prog.error_text or '')!r}",
         )
-    if prog.same_outcome_count >= 2 and prog.repeat_count < prog.same_outcome_count:
+    iterating = info is not None and info.iterating
+    if prog.same_outcome_count >= 2 and prog.repeat_count < prog.same_outcome_count and not iterating:
+        same = count_score(prog.same_outcome_count, config.repeat_steer + 1, config.repeat_trip + 2)
         parts["tool.same_outcome"] = (
-            count_score(prog.same_outcome_count, config.repeat_steer + 1, config.repeat_trip + 2),
+            # the same error is a failure repeating; the same empty answer is ambiguous (an
+            # audit where most items are clean answers "nothing" too): it may only steer, and
+            # a hunt that finds nothing is left to the calibrated thrash test
+            same if prog.error else min(STEER_LEVEL, same),
             True,
             f"{prog.same_outcome_count} different calls in a row came back with the same " + ("error" if prog.error else "empty result"),
         )
@@ -248,6 +258,7 @@ def fuse(
         and not info.observed_calibrating
         and info.observed_cusum > 0
         and step.tool is not None
+        and not iterating
         and info.calls_failing >= THRASH_SHARE * config.window
     ):
         parts["tool.thrash"] = (

@@ -258,3 +258,31 @@ def test_labelled_cases_of_these_kinds_trip_in_their_window(real_engine: Engine,
     verdicts = list(Client.local(engine=real_engine).observe_many(case, steps, labelled.get("context")))
     scored = score_steps_case(labelled, [v.action.value for v in verdicts])
     assert scored.detected and not scored.early_trip
+
+
+def test_same_empty_answer_only_steers_but_the_same_error_trips() -> None:
+    """Varied calls with the same outcome: an error repeating reaches trip level at 6, the same
+    empty answer never passes steer level."""
+    def score(error: bool) -> float:
+        prog = ProgressSignals(signature="s", repeat_count=1, same_outcome_count=6, error=error)
+        step = Step(index=9, tool="grep", args={"p": "x"}, result="Error: x" if error else "")
+        return fuse(step, SemanticSignals(), prog, TextualSignals(), 0, 0, Config()).components["tool.same_outcome"]
+
+    assert score(error=True) >= TRIP_LEVEL and score(error=False) == pytest.approx(STEER_LEVEL)
+
+
+def test_iterating_over_listed_items_with_empty_answers_is_neither_thrash_nor_same_outcome() -> None:
+    """An audit: a listing names 12 hosts, then the same check runs on each; most answer nothing
+    (clean), which is each item's answer, not a failed guess."""
+    engine = Engine(embedder=HashingEmbedder())
+    rng = random.Random(5)
+    hosts = [f"{w}-{n:02d}" for w, n in zip(WORDS, range(1, 13), strict=False)]
+    steps = _working_steps(rng, 6)
+    steps.append(Step(index=6, text="Listing the hosts.", tool="inventory", args={"group": "prod"}, result="\n".join(hosts)))
+    for j, host in enumerate(hosts):
+        vulnerable = j in (4, 9)
+        steps.append(Step(index=7 + j, text=f"Checking {host}.", tool="bash", args={"command": f"ssh {host} dpkg -l xz-utils"},
+                          result=f"ii xz-utils 5.6.{j % 2} amd64" if vulnerable else ""))
+    verdicts = [engine.observe("audit", s) for s in steps]
+    assert all(v.signals.get("iterating") == 1.0 for v in verdicts[8:])
+    assert not any({"tool.thrash", "tool.same_outcome"} & set(v.reasons) for v in verdicts)

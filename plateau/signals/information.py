@@ -44,6 +44,8 @@ __all__ = ["InformationSignals", "InformationTracker", "content_terms"]
 RESULT_CHARS = 3000
 #: Most distinct terms remembered per run (a bound on memory; ~50 bytes each).
 MAX_TERMS = 200_000
+#: Most tool names whose last arguments are remembered per run.
+MAX_TOOLS = 1_000
 
 
 def content_terms(text: str) -> set[str]:
@@ -77,6 +79,11 @@ class InformationSignals:
         Of the last ``window`` tool calls since the last progress (this one included), how
         many came back empty or failed without adding an observed term (int >= 0; 0 for a
         step without a result).
+    iterating
+        True when the call differs from the previous call of the same tool only in values that
+        earlier tool results contained (the next host of an inventory, the next file of a
+        listing): work through items the environment named, not guesses. Its empty or
+        repeated answer is that item's answer, so it never counts as a failing call.
     """
 
     new_terms: int = 0
@@ -87,6 +94,7 @@ class InformationSignals:
     observed_calibrating: bool = True
     observed_cusum: float = 0.0
     calls_failing: int = 0
+    iterating: bool = False
 
 
 class InformationTracker:
@@ -106,6 +114,8 @@ class InformationTracker:
         self._test = calibrated_test(config)
         self._observed = calibrated_test(config)
         self._failing: deque[bool] = deque(maxlen=config.window)
+        self._result_terms: set[str] = set()
+        self._last_args: dict[str, set[str]] = {}
 
     def reset_evidence(self) -> None:
         """Forget accumulated evidence and failing calls (on progress), keeping the vocabulary
@@ -120,14 +130,15 @@ class InformationTracker:
         result: str | None,
         *,
         args: str | None = None,
+        tool: str | None = None,
         failed: bool = False,
         informative: bool = True,
     ) -> InformationSignals:
         """Count the step's new terms and judge them.
 
         ``result`` is the tool result (None for a step without one), ``args`` the call's
-        arguments as text (their terms are an echo, not an observation) and ``failed`` whether
-        the call failed; ``informative=False`` for a structural repeat (judged but not learned).
+        arguments as text (their terms are an echo, not an observation), ``tool`` its name and
+        ``failed`` whether the call failed; ``informative=False`` for a structural repeat (judged but not learned).
         Only calls that answered are samples of the observed-gain test: an empty output, or a
         failure that adds no observed term (an error the run has already seen), is counted in
         ``calls_failing`` instead, so the test asks whether the calls that *do* answer still say
@@ -135,6 +146,14 @@ class InformationTracker:
         """
         said = content_terms(text)
         answered = False
+        iterating = False
+        if tool is not None:
+            arg_terms = content_terms(args or "")
+            previous = self._last_args.get(tool)
+            varying = arg_terms - previous if previous is not None else set()
+            iterating = bool(varying) and varying <= self._result_terms
+            if len(self._last_args) < MAX_TOOLS or tool in self._last_args:
+                self._last_args[tool] = arg_terms
         if result is None:
             terms = said
             new = observed = said - self._terms
@@ -147,13 +166,17 @@ class InformationTracker:
             # an error that says something new is an answer (a fix loop's changing errors);
             # an empty output, or an error the run has already seen, is a call that failed
             answered = bool(result.strip()) and (not failed or bool(observed))
-            self._failing.append(not answered)
+            self._failing.append(not answered and not iterating)
+            if len(self._result_terms) < MAX_TERMS:
+                self._result_terms |= got
         if len(self._terms) < MAX_TERMS:
             self._terms |= terms
         failing = sum(self._failing) if result is not None else 0
         self._steps += 1
         if self._steps == 1:  # everything is new on the first step: not a sample of normal gain
-            return InformationSignals(new_terms=len(new), observed_terms=len(observed), calls_failing=failing)
+            return InformationSignals(
+                new_terms=len(new), observed_terms=len(observed), calls_failing=failing, iterating=iterating
+            )
         r = self._test.update(math.log1p(len(new)), informative=informative)
         if answered:
             o = self._observed.update(math.log1p(len(observed)), informative=informative)
@@ -169,4 +192,5 @@ class InformationTracker:
             observed_calibrating=observed_calibrating,
             observed_cusum=round(observed_cusum, 4),
             calls_failing=failing,
+            iterating=iterating,
         )

@@ -22,12 +22,12 @@ that did answer (what their results say that the run had not seen,
 :mod:`plateau.signals.information`) accumulates evidence against the run's baseline. A batch
 job's calls succeed, so it never meets the first condition; an exploration whose searches
 miss but whose reads bring new facts never meets the second, nor does a fix loop whose errors
-change. It escalates like calibrated evidence (steer first). ``tool.same_outcome`` (varied calls, the same outcome) trips on the same error, but the same
-empty answer may only steer. Neither thrash nor ``tool.same_outcome`` counts a call that
-*iterates*: one that differs from the previous call
-of its tool only in values earlier results named (the next host of an inventory, the next
-file of a listing), whose empty answer is that item's answer (an audit where most hosts are
-clean), not a guess that found nothing. A *courtesy loop*
+change. It escalates like calibrated evidence (steer first). ``tool.same_outcome`` (varied
+calls, the same outcome) trips on the same error, but the same empty answer may only steer.
+Neither counts a call that *iterates*: one that differs from the previous call of its tool
+only in values earlier results named (the next host of an inventory, the next file of a
+listing), whose empty answer is that item's answer (an audit where most hosts are clean), not
+a guess that found nothing. A *courtesy loop*
 (``text.phatic``): consecutive steps without a call that only exchange courtesies
 (:meth:`plateau.signals.intent.IntentReader.is_phatic`) steer at ``phatic_steer`` and trip
 at ``phatic_trip`` in a row.

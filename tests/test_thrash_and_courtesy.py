@@ -29,7 +29,7 @@ WORDS = [f"{a}{b}" for a in ("kal", "mor", "ten", "vir", "sap", "dul", "ferg", "
 
 def _facts(rng: random.Random, n: int) -> str:
     """A result line of ``n`` distinct made-up identifiers with fresh numbers (new facts)."""
-    return ", ".join(f"{w}_{rng.randrange(10**6)}" for w in rng.sample(WORDS, n))
+    return ", ".join(f"{w}_{rng.randrange(1000)}" for w in rng.sample(WORDS, n))
 
 
 def _working_steps(rng: random.Random, n: int) -> list[Step]:
@@ -286,3 +286,13 @@ def test_iterating_over_listed_items_with_empty_answers_is_neither_thrash_nor_sa
     verdicts = [engine.observe("audit", s) for s in steps]
     assert all(v.signals.get("iterating") == 1.0 for v in verdicts[8:])
     assert not any({"tool.thrash", "tool.same_outcome"} & set(v.reasons) for v in verdicts)
+
+
+def test_observed_terms_mask_volatile_values_and_ids_but_keep_numbers() -> None:
+    """A log stamp, a timestamp and a commit id are not facts; "8760 rows" and "257 days" are."""
+    from plateau.signals.information import observed_terms
+
+    stamped = observed_terms("npm ERR! A complete log: /root/.npm/_logs/2024-06-19T10_05_40_118Z-debug-0.log")
+    assert not any(len([c for c in t if c.isdigit()]) >= 4 and not t.isdigit() for t in stamped)
+    facts = observed_terms("AT-0583: 8760 rows, valid until 2025-03-02 11:04:51 UTC (257 days), build 9c1e04b6d1f0")
+    assert {"8760", "rows", "257", "days"} <= facts and "9c1e04b6d1f0" not in facts and "11" not in facts

@@ -30,15 +30,18 @@ H. S. Heaps, *Information Retrieval: Computational and Theoretical Aspects*, Aca
 
 from __future__ import annotations
 
+import difflib
 import math
+import re
 from collections import deque
 from dataclasses import dataclass
 
 from plateau.config import Config
+from plateau.signals.progress import normalize_volatile
 from plateau.signals.semantic import calibrated_test
 from plateau.signals.textual import STOP_WORDS, tokenize
 
-__all__ = ["InformationSignals", "InformationTracker", "content_terms"]
+__all__ = ["InformationSignals", "InformationTracker", "content_terms", "observed_terms"]
 
 #: Characters of a tool result read for terms (its head; long logs repeat themselves).
 RESULT_CHARS = 3000
@@ -46,11 +49,50 @@ RESULT_CHARS = 3000
 MAX_TERMS = 200_000
 #: Most tool names whose last arguments are remembered per run.
 MAX_TOOLS = 1_000
+#: Characters of a call's arguments compared with the previous call of its tool.
+ARGS_CHARS = 2000
+#: Characters of result heads kept per run to look iterated items up in (~0.5 MB).
+RESULTS_TEXT_CHARS = 500_000
+
+_BOUNDARY = frozenset(" \t\n\"'/\\=:,;()[]{}<>|&")
+
+
+def changed_span(previous: str, current: str) -> str:
+    """The part of ``current`` that differs from ``previous``, widened to whole tokens
+    (delimited by blanks, quotes, slashes, brackets and separators): the ``ci-runner-02`` of
+    ``ssh ci-runner-02 uptime`` after ``ssh ci-runner-01 uptime``; ``""`` when equal.
+    Several changes give one span from the first to the last."""
+    ops = [op for op in difflib.SequenceMatcher(None, previous, current, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if not ops:
+        return ""
+    start, end = min(op[3] for op in ops), max(op[4] for op in ops)
+    while start > 0 and current[start - 1] not in _BOUNDARY:
+        start -= 1
+    while end < len(current) and current[end] not in _BOUNDARY:
+        end += 1
+    return current[start:end]
 
 
 def content_terms(text: str) -> set[str]:
     """Lower-cased word tokens of ``text`` without stop words and one-character tokens."""
     return {t for t in tokenize(text) if len(t) > 1 and t not in STOP_WORDS}
+
+
+_ID_DIGITS = re.compile(r"\d")
+
+
+def observed_terms(result: str) -> set[str]:
+    """Content terms of a tool result that can be facts: volatile values masked first
+    (timestamps, UUIDs, hex ids, PIDs, durations, temp paths;
+    :func:`plateau.signals.progress.normalize_volatile`), and tokens that mix letters with four
+    or more digits dropped (log-file stamps such as ``19t10_05_40_118z``, request and build
+    ids): they change on every call without saying anything about the task. Plain numbers
+    ("8760 rows", "257 days") stay."""
+    return {
+        t
+        for t in content_terms(normalize_volatile(result))
+        if t.isdigit() or len(_ID_DIGITS.findall(t)) < 4
+    }
 
 
 @dataclass(frozen=True)
@@ -80,9 +122,10 @@ class InformationSignals:
         many came back empty or failed without adding an observed term (int >= 0; 0 for a
         step without a result).
     iterating
-        True when the call differs from the previous call of the same tool only in values that
-        earlier tool results contained (the next host of an inventory, the next file of a
-        listing): work through items the environment named, not guesses. Its empty or
+        True when what changed since the previous call of the same tool (:func:`changed_span`,
+        widened to whole tokens) appears verbatim in an earlier tool result (the next host of an
+        inventory, the next file of a listing): work through items the environment named, not
+        guesses built from familiar words. Its empty or
         repeated answer is that item's answer, so it never counts as a failing call.
     """
 
@@ -114,8 +157,8 @@ class InformationTracker:
         self._test = calibrated_test(config)
         self._observed = calibrated_test(config)
         self._failing: deque[bool] = deque(maxlen=config.window)
-        self._result_terms: set[str] = set()
-        self._last_args: dict[str, set[str]] = {}
+        self._results_text = ""
+        self._last_args: dict[str, str] = {}
 
     def reset_evidence(self) -> None:
         """Forget accumulated evidence and failing calls (on progress), keeping the vocabulary
@@ -148,12 +191,12 @@ class InformationTracker:
         answered = False
         iterating = False
         if tool is not None:
-            arg_terms = content_terms(args or "")
+            current = (args or "")[:ARGS_CHARS]
             previous = self._last_args.get(tool)
-            varying = arg_terms - previous if previous is not None else set()
-            iterating = bool(varying) and varying <= self._result_terms
+            span = changed_span(previous, current) if previous is not None else ""
+            iterating = len(span) >= 2 and span.lower() in self._results_text
             if len(self._last_args) < MAX_TOOLS or tool in self._last_args:
-                self._last_args[tool] = arg_terms
+                self._last_args[tool] = current
         if result is None:
             terms = said
             new = observed = said - self._terms
@@ -161,14 +204,14 @@ class InformationTracker:
             got = content_terms(result[:RESULT_CHARS])
             echo = content_terms(args or "")
             new = (said | got) - self._terms
-            observed = got - self._terms - echo - said
+            observed = observed_terms(result[:RESULT_CHARS]) - self._terms - echo - said
             terms = said | got
             # an error that says something new is an answer (a fix loop's changing errors);
             # an empty output, or an error the run has already seen, is a call that failed
             answered = bool(result.strip()) and (not failed or bool(observed))
             self._failing.append(not answered and not iterating)
-            if len(self._result_terms) < MAX_TERMS:
-                self._result_terms |= got
+            if len(self._results_text) < RESULTS_TEXT_CHARS:
+                self._results_text += "\n" + result[:RESULT_CHARS].lower()
         if len(self._terms) < MAX_TERMS:
             self._terms |= terms
         failing = sum(self._failing) if result is not None else 0

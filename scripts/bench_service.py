@@ -5,6 +5,7 @@ Usage::
     .venv/bin/python scripts/bench_service.py                 # N = 1, 8, 32; table on stdout
     .venv/bin/python scripts/bench_service.py --json          # one JSON object (``ratio`` = N=32)
     .venv/bin/python scripts/bench_service.py --quick         # a smoke run (N = 1, 2; few steps)
+    .venv/bin/python scripts/bench_service.py --torch-threads 1   # the server with plateau serve --torch-threads 1
 
 What it does, in one process run:
 
@@ -486,7 +487,7 @@ def _measure_memory(args: argparse.Namespace) -> dict[str, Any]:
     idle = {"text": "Checking whether the deployment finished.", "tool": "kubectl",
             "args": {"cmd": "rollout status deploy/api"}, "result": "deployment \"api\" successfully rolled out"}
     _log(f"memory: a fresh server, then {args.idle_runs:,} idle runs of one step each")
-    extra = ["--store", args.store, "--max-runs-per-tenant", str(args.idle_runs + 100)]
+    extra = ["--store", args.store, "--max-runs-per-tenant", str(args.idle_runs + 100), *_torch_args(args)]
     with ServerProcess(args.model, extra=extra) as server:
         with Client.remote(server.target, timeout=120.0) as client:
             client.observe("idle-warm", Step.from_dict(idle, 0))  # loads the model, fills the cache
@@ -532,10 +533,11 @@ def run_bench(args: argparse.Namespace) -> dict[str, Any]:
     report: dict[str, Any] = {
         "machine": {"cpus": os.cpu_count(), "loadavg_start": [round(x, 2) for x in os.getloadavg()]},
         "settings": {"clients": args.clients, "steps": args.steps, "rounds": args.rounds, "max_seconds": args.max_seconds,
-                     "seed": args.seed, "idle_runs": args.idle_runs, "raw_batch": RAW_BATCH, "store": args.store},
+                     "seed": args.seed, "idle_runs": args.idle_runs, "raw_batch": RAW_BATCH, "store": args.store,
+                     "server_torch_threads": args.torch_threads},
     }
     _log("starting the server (plateau serve on 127.0.0.1, port 0) and loading the model here for the raw reference")
-    with ServerProcess(args.model, extra=["--store", args.store]) as server:
+    with ServerProcess(args.model, extra=["--store", args.store, *_torch_args(args)]) as server:
         model = SentenceTransformerEmbedder(args.model).load()
         report["model"] = model.name
         report["server"] = {"pid": server.pid, "target": server.target}
@@ -604,6 +606,11 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _torch_args(args: argparse.Namespace) -> list[str]:
+    """``--torch-threads N`` for ``plateau serve`` when the benchmark was given one."""
+    return [] if args.torch_threads is None else ["--torch-threads", str(args.torch_threads)]
+
+
 def _f(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
@@ -634,6 +641,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", metavar="PATH", help="local sentence-transformers folder (default all-MiniLM-L6-v2)")
     p.add_argument("--store", default="memory", metavar="SPEC",
                    help="the server's run store, passed to plateau serve --store (default memory; sqlite:PATH for the durable one)")
+    p.add_argument("--torch-threads", type=int, metavar="N",
+                   help="passed to plateau serve --torch-threads (default: torch's own); the raw reference keeps torch's default")
     p.add_argument("--no-raw", action="store_true", help="skip the raw model.encode reference")
     p.add_argument("--no-cached", action="store_true", help="skip the cached run")
     p.add_argument("--quick", action="store_true", help="a smoke run: N = 1,2, 6 steps, 2 warm-up steps, 50 idle runs (overrides those)")
@@ -649,6 +658,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in ("steps", "warmup_steps", "rounds"):
         if getattr(args, name) < 1:
             build_parser().error(f"--{name.replace('_', '-')} must be >= 1")
+    if args.torch_threads is not None and args.torch_threads < 1:
+        build_parser().error("--torch-threads must be >= 1")
     if args.idle_runs < 0 or args.max_seconds <= 0:
         build_parser().error("--idle-runs must be >= 0 and --max-seconds > 0")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

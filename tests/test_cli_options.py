@@ -1,0 +1,86 @@
+"""``plateau serve --torch-threads``: parsed, validated, and applied before the model loads (no model needed)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+import plateau.embed
+from plateau import cli
+from plateau.embed import HashingEmbedder, set_torch_threads
+
+
+def test_torch_threads_is_parsed_and_defaults_to_torch_s_own() -> None:
+    """``--torch-threads 3`` gives 3; without it the option is None (torch keeps its default)."""
+    parser = cli.build_parser()
+    assert parser.parse_args(["serve", "--torch-threads", "3"]).torch_threads == 3
+    assert parser.parse_args(["serve"]).torch_threads is None
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two", "1.5", ""])
+def test_bad_torch_threads_is_a_usage_error_naming_the_option(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Anything but an integer >= 1 exits with status 2 and a message naming --torch-threads."""
+    with pytest.raises(SystemExit) as exc:
+        cli.build_parser().parse_args(["serve", "--torch-threads", value])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--torch-threads" in err and "an integer >= 1" in err
+
+
+class _FakeModel:
+    """Stands in for SentenceTransformerEmbedder and records when it is loaded."""
+
+    events: list[tuple[str, object]] = []
+
+    def __init__(self, model_path: object = None) -> None:
+        self.name = "fake"
+        self._inner = HashingEmbedder(16)
+
+    def load(self) -> _FakeModel:
+        self.events.append(("load", None))
+        return self
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return self._inner.encode(texts)
+
+
+def _serve_engine_events(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> list[tuple[str, object]]:
+    events: list[tuple[str, object]] = []
+    monkeypatch.setattr(_FakeModel, "events", events)
+    monkeypatch.setattr(plateau.embed, "SentenceTransformerEmbedder", _FakeModel)
+    monkeypatch.setattr(plateau.embed, "set_torch_threads", lambda n: events.append(("threads", n)))
+    args: argparse.Namespace = cli.build_parser().parse_args(["serve", "--port", "0", "--store", "memory", *argv])
+    engine = cli._serve_engine(args)
+    engine.close()
+    return events
+
+
+def test_serve_sets_torch_threads_before_the_model_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --torch-threads 2 the server calls set_torch_threads(2) first, then loads the model."""
+    assert _serve_engine_events(monkeypatch, ["--torch-threads", "2"]) == [("threads", 2), ("load", None)]
+
+
+def test_serve_leaves_torch_alone_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the option the server never touches torch's thread count."""
+    assert _serve_engine_events(monkeypatch, []) == [("load", None)]
+
+
+@pytest.mark.parametrize("value", [0, -1, True, 2.5])
+def test_set_torch_threads_rejects_what_is_not_a_positive_integer(value: object) -> None:
+    """set_torch_threads raises ValueError for 0, negatives, booleans and floats (before importing torch)."""
+    with pytest.raises(ValueError, match="torch threads"):
+        set_torch_threads(value)  # type: ignore[arg-type]
+
+
+def test_set_torch_threads_sets_torch_s_thread_count() -> None:
+    """set_torch_threads(1) makes torch.get_num_threads() answer 1 (restored afterwards)."""
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    try:
+        set_torch_threads(1)
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)

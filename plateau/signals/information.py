@@ -49,12 +49,18 @@ RESULT_CHARS = 3000
 MAX_TERMS = 200_000
 #: Most tool names whose last arguments are remembered per run.
 MAX_TOOLS = 1_000
-#: Characters of a call's arguments compared with the previous call of its tool.
-ARGS_CHARS = 2000
-#: Characters of result heads kept per run to look iterated items up in (~0.5 MB).
-RESULTS_TEXT_CHARS = 500_000
+#: Characters of a call's arguments compared with the previous call of its tool (the
+#: comparison is quadratic in the worst case; item names sit near the start of arguments).
+ARGS_CHARS = 500
 
 _BOUNDARY = frozenset(" \t\n\"'/\\=:,;()[]{}<>|&")
+_BOUNDARY_RE = re.compile("[" + re.escape("".join(sorted(_BOUNDARY))) + "]+")
+
+
+def result_tokens(result: str) -> set[str]:
+    """Lower-cased tokens of a result split at the :func:`changed_span` delimiters (at least 2
+    characters): the items a listing names (``ci-runner-02``, ``b.py``)."""
+    return {t for t in _BOUNDARY_RE.split(result.lower()) if len(t) >= 2}
 
 
 def changed_span(previous: str, current: str) -> str:
@@ -123,7 +129,7 @@ class InformationSignals:
         step without a result).
     iterating
         True when what changed since the previous call of the same tool (:func:`changed_span`,
-        widened to whole tokens) appears verbatim in an earlier tool result (the next host of an
+        widened to whole tokens) is one token that appeared in an earlier tool result (the next host of an
         inventory, the next file of a listing): work through items the environment named, not
         guesses built from familiar words. Its empty or
         repeated answer is that item's answer, so it never counts as a failing call.
@@ -157,7 +163,7 @@ class InformationTracker:
         self._test = calibrated_test(config)
         self._observed = calibrated_test(config)
         self._failing: deque[bool] = deque(maxlen=config.window)
-        self._results_text = ""
+        self._result_tokens: set[str] = set()
         self._last_args: dict[str, str] = {}
 
     def reset_evidence(self) -> None:
@@ -194,7 +200,7 @@ class InformationTracker:
             current = (args or "")[:ARGS_CHARS]
             previous = self._last_args.get(tool)
             span = changed_span(previous, current) if previous is not None else ""
-            iterating = len(span) >= 2 and span.lower() in self._results_text
+            iterating = len(span) >= 2 and span.lower() in self._result_tokens
             if len(self._last_args) < MAX_TOOLS or tool in self._last_args:
                 self._last_args[tool] = current
         if result is None:
@@ -210,8 +216,8 @@ class InformationTracker:
             # an empty output, or an error the run has already seen, is a call that failed
             answered = bool(result.strip()) and (not failed or bool(observed))
             self._failing.append(not answered and not iterating)
-            if len(self._results_text) < RESULTS_TEXT_CHARS:
-                self._results_text += "\n" + result[:RESULT_CHARS].lower()
+            if len(self._result_tokens) < MAX_TERMS:
+                self._result_tokens |= result_tokens(result[:RESULT_CHARS])
         if len(self._terms) < MAX_TERMS:
             self._terms |= terms
         failing = sum(self._failing) if result is not None else 0

@@ -167,7 +167,7 @@ class _ScriptedModel:
     """A tiny OpenAI-compatible ``/v1/chat/completions`` server on 127.0.0.1 streaming scripted completions.
 
     Turn 0 answers normally on both channels, turn 1 degenerates (one reasoning paragraph
-    repeated for up to ``cap`` chunks, a few milliseconds apart, as a runaway model would), every
+    repeated for up to ``cap`` chunks, 10 ms apart, as a runaway model would), every
     later turn repeats the same stuck message. It records each request body and, per response,
     how many chunks it sent and whether the client hung up.
     """
@@ -204,7 +204,10 @@ class _ScriptedModel:
                         self.wfile.flush()
                         sent += 1
                         if turn == 1:
-                            time.sleep(0.002)
+                            # paced like a model (10 ms a chunk, 40 s for the whole runaway
+                            # response): the client hangs up long before the end, even on a
+                            # loaded machine where each guard round-trip is slow
+                            time.sleep(0.01)
                     self.wfile.write(b"data: [DONE]\n\n")
                     self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
@@ -245,7 +248,9 @@ def test_live_mode_cuts_the_runaway_stream_injects_the_steer_and_stops_at_the_tr
     out = io.StringIO()
     with _ScriptedModel() as model, Client.remote(hashing_server) as client:
         report = live_run(client, model.url, task="Fix the DST export.", max_steps=12, max_tokens=4096, target=hashing_server, out=out)
-        time.sleep(0.2)  # let the handler thread record the hang-up
+        deadline = time.monotonic() + 30
+        while len(model.hung_up) < 2 and time.monotonic() < deadline:  # the handler records the hang-up
+            time.sleep(0.05)
     # the runaway response: cut mid-stream, connection closed by the agent
     assert report.streams_cut == 1
     assert model.hung_up[1] is True and model.sent[1] < model.cap // 4

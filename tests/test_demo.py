@@ -178,8 +178,10 @@ class _ScriptedModel:
     def __init__(self, cap: int = 4000) -> None:
         self.cap = cap
         self.requests: list[dict[str, Any]] = []
-        self.sent: list[int] = []
-        self.hung_up: list[bool] = []
+        # by turn: handlers run in threads and finish out of order (the runaway one notices the
+        # hang-up only at its next write, after the next turn may have been answered)
+        self.sent: dict[int, int] = {}
+        self.hung_up: dict[int, bool] = {}
         model = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -212,8 +214,8 @@ class _ScriptedModel:
                     self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
                     hung_up = True
-                model.sent.append(sent)
-                model.hung_up.append(hung_up)
+                model.sent[turn] = sent
+                model.hung_up[turn] = hung_up
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -249,7 +251,7 @@ def test_live_mode_cuts_the_runaway_stream_injects_the_steer_and_stops_at_the_tr
     with _ScriptedModel() as model, Client.remote(hashing_server) as client:
         report = live_run(client, model.url, task="Fix the DST export.", max_steps=12, max_tokens=4096, target=hashing_server, out=out)
         deadline = time.monotonic() + 30
-        while len(model.hung_up) < 2 and time.monotonic() < deadline:  # the handler records the hang-up
+        while len(model.hung_up) < len(model.requests) and time.monotonic() < deadline:  # every handler has finished
             time.sleep(0.05)
     # the runaway response: cut mid-stream, connection closed by the agent
     assert report.streams_cut == 1

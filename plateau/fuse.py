@@ -24,13 +24,14 @@ job's calls succeed, so it never meets the first condition; an exploration whose
 miss but whose reads bring new facts never meets the second, nor does a fix loop whose errors
 change. It escalates like calibrated evidence (steer first). ``tool.same_outcome`` (varied
 calls, the same outcome) trips on the same error, but the same empty answer may only steer.
-Neither counts a call that *iterates*: one that differs from the previous call of its tool
-only in values earlier results named (the next host of an inventory, the next file of a
+Neither counts a call that *iterates*: one whose only change from the previous call of its
+tool is a token an earlier result named (the next host of an inventory, the next file of a
 listing), whose empty answer is that item's answer (an audit where most hosts are clean), not
-a guess that found nothing. A *courtesy loop*
-(``text.phatic``): consecutive steps without a call that only exchange courtesies
-(:meth:`plateau.signals.intent.IntentReader.is_phatic`) steer at ``phatic_steer`` and trip
-at ``phatic_trip`` in a row.
+a guess that found nothing.
+
+A *courtesy loop* (``text.phatic``): consecutive steps without a call that only exchange
+courtesies (:meth:`plateau.signals.intent.IntentReader.is_phatic`) steer at ``phatic_steer``
+and trip at ``phatic_trip`` in a row.
 
 Textual evidence is split the same way: near-verbatim recurrence of the step's text
 (``text.ngram``: a long run of shared word n-grams) is structural and counts like a repeat;
@@ -65,11 +66,10 @@ STEER_LEVEL = 0.5
 #: Score at which a step is trip-level evidence.
 TRIP_LEVEL = 1.0
 #: Thrash: at least this share of the last ``window`` calls came back empty or failed with
-#: nothing new. Half:
-#: with fewer failures, the successful calls are the run; the other condition (the calls that
-#: answer say nothing new, judged against the run's own baseline) separates a hunt for
-#: something that does not exist from an exploration whose searches miss but whose reads
-#: bring new facts.
+#: nothing new. Half: with fewer failures, the successful calls are the run; the other
+#: condition (the calls that answer say nothing new, judged against the run's own baseline)
+#: separates a hunt for something that does not exist from an exploration whose searches miss
+#: but whose reads bring new facts.
 THRASH_SHARE = 0.5
 #: Lexical restatement: at least this share of the step's sentences ...
 LEXICAL_SHARE = 0.75

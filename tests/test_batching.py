@@ -89,6 +89,18 @@ def test_a_burst_is_merged_into_fewer_batches_than_requests() -> None:
     assert [o.shape[0] for o in outs] == [1] + [2] * 15
 
 
+def _first_wave(batcher: BatchingEmbedder, inner: Recording, pool: ThreadPoolExecutor) -> None:
+    """A lone warm-up call held inside the model while 4 requests queue; then all are answered
+    (batches of 1 and 4 requests)."""
+    pool.submit(batcher.encode, ["warm-up"])
+    assert inner.entered.wait(30)
+    wave = [pool.submit(batcher.encode, [f"wave one {i}"]) for i in range(4)]
+    _wait_until(lambda: batcher.pending == 4, "4 queued requests")
+    inner.release.set()
+    for f in wave:
+        f.result(30)
+
+
 def test_a_wave_as_large_as_the_last_batch_is_kept_whole() -> None:
     """After a batch of 4 requests, 4 requests arriving one by one (well apart) share one model call."""
     inner = Recording()
@@ -99,13 +111,7 @@ def test_a_wave_as_large_as_the_last_batch_is_kept_whole() -> None:
     inner.release.clear()
     try:
         with ThreadPoolExecutor(8) as pool:
-            pool.submit(batcher.encode, ["warm-up"])
-            assert inner.entered.wait(30)
-            first_wave = [pool.submit(batcher.encode, [f"wave one {i}"]) for i in range(4)]
-            _wait_until(lambda: batcher.pending == 4, "4 queued requests")
-            inner.release.set()
-            for f in first_wave:
-                f.result(30)
+            _first_wave(batcher, inner, pool)
             second_wave = []
             for i in range(4):
                 second_wave.append(pool.submit(batcher.encode, [f"wave two {i}"]))
@@ -125,13 +131,7 @@ def test_a_fixed_window_when_the_adaptive_one_is_off() -> None:
     inner.release.clear()
     try:
         with ThreadPoolExecutor(8) as pool:
-            pool.submit(batcher.encode, ["warm-up"])
-            assert inner.entered.wait(30)
-            wave = [pool.submit(batcher.encode, [f"wave one {i}"]) for i in range(4)]
-            _wait_until(lambda: batcher.pending == 4, "4 queued requests")
-            inner.release.set()
-            for f in wave:
-                f.result(30)
+            _first_wave(batcher, inner, pool)
             for i in range(2):
                 batcher.encode([f"alone {i}"])  # sequential: each call returns before the next starts
     finally:

@@ -129,10 +129,10 @@ class InformationSignals:
         step without a result).
     iterating
         True when what changed since the previous call of the same tool (:func:`changed_span`,
-        widened to whole tokens) is one token that appeared in an earlier tool result (the next host of an
-        inventory, the next file of a listing): work through items the environment named, not
-        guesses built from familiar words. Its empty or
-        repeated answer is that item's answer, so it never counts as a failing call.
+        widened to whole tokens) is one token that appeared in an earlier tool result (the next
+        host of an inventory, the next file of a listing): work through items the environment
+        named, not guesses built from familiar words. Its empty or repeated answer is that
+        item's answer, so it never counts as a failing call.
     """
 
     new_terms: int = 0
@@ -187,7 +187,8 @@ class InformationTracker:
 
         ``result`` is the tool result (None for a step without one), ``args`` the call's
         arguments as text (their terms are an echo, not an observation), ``tool`` its name and
-        ``failed`` whether the call failed; ``informative=False`` for a structural repeat (judged but not learned).
+        ``failed`` whether the call failed; ``informative=False`` for a structural repeat
+        (judged but not learned).
         Only calls that answered are samples of the observed-gain test: an empty output, or a
         failure that adds no observed term (an error the run has already seen), is counted in
         ``calls_failing`` instead, so the test asks whether the calls that *do* answer still say
@@ -207,17 +208,18 @@ class InformationTracker:
             terms = said
             new = observed = said - self._terms
         else:
-            got = content_terms(result[:RESULT_CHARS])
+            head = result[:RESULT_CHARS]
+            got = content_terms(head)
             echo = content_terms(args or "")
             new = (said | got) - self._terms
-            observed = observed_terms(result[:RESULT_CHARS]) - self._terms - echo - said
+            observed = observed_terms(head) - self._terms - echo - said
             terms = said | got
             # an error that says something new is an answer (a fix loop's changing errors);
             # an empty output, or an error the run has already seen, is a call that failed
             answered = bool(result.strip()) and (not failed or bool(observed))
             self._failing.append(not answered and not iterating)
             if len(self._result_tokens) < MAX_TERMS:
-                self._result_tokens |= result_tokens(result[:RESULT_CHARS])
+                self._result_tokens |= result_tokens(head)
         if len(self._terms) < MAX_TERMS:
             self._terms |= terms
         failing = sum(self._failing) if result is not None else 0

@@ -6,7 +6,16 @@
 - SWE-agent trajectories (``*.traj``): each ``trajectory[]`` entry is a step whose text is
   its ``thought`` (or its ``response`` without the fenced command when ``thought`` is empty),
   whose tool is the first word of ``action``, whose args are ``{"command": action}`` and
-  whose result is its ``observation``.
+  whose result is its ``observation``;
+- mini-swe-agent trajectories (``*.traj.json``: a ``messages`` chat list), one run each;
+- JSON lists of runs whose ``traj`` is an OpenAI-style chat message list (tau-bench's
+  trajectory files), one run per entry, named after the file and the entry's index.
+
+Chat message lists become steps by :func:`plateau.chat.steps_from_messages`. A run's
+``outcome`` says what is known of how it ended: ``"succeeded"``/``"failed"`` (a reward of 1 or
+0), ``"finished"`` (mini-swe-agent's ``Submitted``), or None. Inside a folder, JSON files of
+none of these shapes (a ``preds.json`` beside trajectories) are skipped; named explicitly, they
+are an error.
 
 :func:`replay_run` observes every step, as a harness that ignores the verdicts would: after a
 trip the breaker stays open and later steps report ``trip`` (unless probing is configured).
@@ -22,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from plateau.chat import context_of, is_chat_runs, is_mini_swe_traj, run_name, steps_from_messages
 from plateau.types import Step, Verdict
 
 __all__ = ["Run", "load_runs", "load_traj", "replay_run", "verdict_row"]
@@ -31,13 +41,15 @@ _FENCE = re.compile(r"```.*?```", re.DOTALL)
 
 @dataclass(frozen=True)
 class Run:
-    """A recorded run: its id, steps (FORMAT.md step dicts), context and labels (or None)."""
+    """A recorded run: its id, steps (FORMAT.md step dicts), context, labels (or None) and
+    what is known of its outcome (``"succeeded"``, ``"failed"``, ``"finished"`` or None)."""
 
     id: str
     steps: tuple[dict[str, Any], ...]
     context: str | None = None
     expected: dict[str, Any] | None = None
     source: str = ""
+    outcome: str | None = None
 
 
 def load_traj(path: Path) -> Run:
@@ -72,29 +84,80 @@ def load_traj(path: Path) -> Run:
     return Run(id=path.stem, steps=tuple(steps), context=context, expected=None, source=str(path))
 
 
-def _load_case(path: Path) -> Run | None:
+def _reward_outcome(record: dict[str, Any]) -> str | None:
+    reward = record.get("reward")
+    if isinstance(reward, (int, float)) and not isinstance(reward, bool):
+        return "succeeded" if reward >= 1 else "failed"
+    return None
+
+
+def _load_json(path: Path, *, strict: bool) -> list[Run]:
+    """The runs of one JSON file: a labelled case, a mini-swe-agent trajectory or a list of
+    chat runs. An unknown shape raises ``ValueError`` when ``strict``, else gives no run."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ValueError(f"{path}: not a JSON case file ({exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("input"), list):
-        raise ValueError(f"{path}: a case needs an 'input' list (shared/benchmark/FORMAT.md)")
-    if data.get("level", "steps") != "steps":
-        return None
-    return Run(
-        id=str(data.get("id") or path.stem),
-        steps=tuple(data["input"]),
-        context=data.get("context"),
-        expected=data.get("expected"),
-        source=str(path),
-    )
+        raise ValueError(f"{path}: not a JSON file ({exc})") from None
+    if isinstance(data, dict) and isinstance(data.get("input"), list):
+        if data.get("level", "steps") != "steps":
+            return []
+        return [
+            Run(
+                id=str(data.get("id") or path.stem),
+                steps=tuple(data["input"]),
+                context=data.get("context"),
+                expected=data.get("expected"),
+                source=str(path),
+            )
+        ]
+    if is_mini_swe_traj(data):
+        info = data.get("info") if isinstance(data.get("info"), dict) else {}
+        status = info.get("exit_status") if isinstance(info, dict) else None
+        try:
+            steps = steps_from_messages(data["messages"])
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+        return [
+            Run(
+                id=path.name.removesuffix(".json").removesuffix(".traj"),
+                steps=tuple(steps),
+                context=context_of(data["messages"]),
+                source=str(path),
+                outcome="finished" if status == "Submitted" else None,
+            )
+        ]
+    if is_chat_runs(data):
+        runs = []
+        for index, record in enumerate(data):
+            messages = record.get("traj", record.get("messages"))
+            try:
+                steps = steps_from_messages(messages)
+            except ValueError as exc:
+                raise ValueError(f"{path}: run {index}: {exc}") from None
+            runs.append(
+                Run(
+                    id=run_name(path, index, record),
+                    steps=tuple(steps),
+                    context=context_of(messages),
+                    source=f"{path}#{index}",
+                    outcome=_reward_outcome(record),
+                )
+            )
+        return runs
+    if strict:
+        raise ValueError(
+            f"{path}: not a case ('input' list, shared/benchmark/FORMAT.md), a mini-swe-agent trajectory "
+            "('messages' list) or a list of chat runs ('traj' lists)"
+        )
+    return []
 
 
 def load_runs(paths: Iterable[str | Path]) -> list[Run]:
     """Runs from files or folders (searched recursively for ``*.json`` and ``*.traj``, sorted).
 
-    Stream-level cases are skipped. Raises ``FileNotFoundError`` for a missing path and
-    ``ValueError`` naming a malformed file.
+    Stream-level cases are skipped, and so are JSON files of no known shape inside a folder.
+    Raises ``FileNotFoundError`` for a missing path and ``ValueError`` naming a malformed file
+    (or a file named explicitly that holds no known shape).
     """
     runs: list[Run] = []
     for raw in paths:
@@ -106,9 +169,10 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
         else:
             raise FileNotFoundError(f"{path}: no such file or folder")
         for file in files:
-            run = load_traj(file) if file.suffix == ".traj" else _load_case(file)
-            if run is not None:
-                runs.append(run)
+            if file.suffix == ".traj":
+                runs.append(load_traj(file))
+            else:
+                runs.extend(_load_json(file, strict=not path.is_dir()))
     return runs
 
 

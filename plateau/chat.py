@@ -1,0 +1,194 @@
+"""OpenAI-style chat message lists → Plateau steps (FORMAT.md step dicts).
+
+Most agent logs are, or contain, an OpenAI chat message list: ``system``, ``user``,
+``assistant`` (with ``tool_calls``) and ``tool`` messages. :func:`steps_from_messages` turns one
+into the steps Plateau judges:
+
+- every tool call of an assistant message is one step, whose ``tool`` is the function name,
+  ``args`` the parsed JSON arguments (the raw string when they are not JSON) and ``result``
+  the content of the ``tool`` message answering it (matched by ``tool_call_id``, else by
+  position); the message's text goes with its first call, so parallel calls are consecutive
+  steps and the narration is counted once;
+- an assistant message without a call is one step with ``tool`` None (the agent talked);
+- a ``user`` message after the first one is attached as ``user`` to the next step (what the
+  user said before it), and the first one is the run's context (what was asked);
+- a result's ``status`` is ``"error"`` or ``"ok"`` where the log records a return code
+  (mini-swe-agent's ``extra.returncode`` or a ``<returncode>N</returncode>`` header), and left
+  to inference otherwise;
+- ``system`` messages and anything else (mini-swe-agent's ``exit``) carry no step.
+
+The loaders :func:`load_chat_runs` (tau-bench: a JSON list of runs with a ``traj`` message
+list) and :func:`load_mini_swe_traj` (a mini-swe-agent ``*.traj.json``) build on it. This
+module imports nothing beyond the standard library.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["context_of", "is_chat_runs", "is_mini_swe_traj", "run_name", "steps_from_messages"]
+
+_RETURNCODE = re.compile(r"^\s*<returncode>\s*(-?\d+)\s*</returncode>")
+#: The longest context kept from a run's first user message, in characters.
+CONTEXT_CHARS = 4000
+
+
+def _text(content: object) -> str:
+    """The text of a message's ``content``: a string, or a list of parts (``{"type": "text"}``)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, Mapping):
+                value = part.get("text")
+                if isinstance(value, str):
+                    parts.append(value)
+            elif isinstance(part, str):
+                parts.append(part)
+        return "\n".join(parts)
+    return str(content)
+
+
+def _args(raw: object) -> object:
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw) if raw.strip() else {}
+        except ValueError:
+            return raw
+    return raw if raw is not None else {}
+
+
+def _status(message: Mapping[str, Any], text: str) -> str | None:
+    extra = message.get("extra")
+    code: object = extra.get("returncode") if isinstance(extra, Mapping) else None
+    if code is None:
+        match = _RETURNCODE.match(text)
+        code = int(match.group(1)) if match else None
+    if isinstance(code, int) and not isinstance(code, bool):
+        return "ok" if code == 0 else "error"
+    return None
+
+
+def context_of(messages: Iterable[Mapping[str, Any]]) -> str | None:
+    """The run's context: its first user message, cut to ``CONTEXT_CHARS`` characters, or None."""
+    for message in messages:
+        if isinstance(message, Mapping) and message.get("role") == "user":
+            text = _text(message.get("content")).strip()
+            return text[:CONTEXT_CHARS] or None
+    return None
+
+
+def steps_from_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The steps of one chat message list, in order (FORMAT.md step dicts).
+
+    Parameters
+    ----------
+    messages
+        OpenAI chat messages (dicts with ``role`` and ``content``; ``tool_calls`` on assistant
+        messages, ``tool_call_id`` on tool messages). Unknown keys are ignored.
+
+    Returns
+    -------
+    list of dict
+        One dict per tool call or per assistant message without a call, with ``text``,
+        ``tool``, ``args``, ``result``, and ``status`` / ``user`` where known.
+
+    Raises
+    ------
+    ValueError
+        ``messages`` is not a list of objects with a string ``role``.
+    """
+    steps: list[dict[str, Any]] = []
+    pending: dict[str, dict[str, Any]] = {}  # tool_call_id -> step awaiting its result
+    unanswered: list[dict[str, Any]] = []  # calls without an id, answered in order
+    user_before: list[str] = []
+    seen_user = False
+    for position, message in enumerate(messages):
+        if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
+            raise ValueError(f"messages[{position}]: a chat message needs a string 'role'")
+        role = message["role"]
+        if role == "user":
+            text = _text(message.get("content")).strip()
+            if seen_user and text:
+                user_before.append(text)
+            seen_user = True
+        elif role == "assistant":
+            text = _text(message.get("content")).strip()
+            calls = message.get("tool_calls") or []
+            user = "\n\n".join(user_before) or None
+            user_before = []
+            if not calls:
+                steps.append({"text": text, "tool": None, "args": None, "result": None, "user": user})
+                continue
+            for n, call in enumerate(calls):
+                function = call.get("function") if isinstance(call, Mapping) else None
+                function = function if isinstance(function, Mapping) else {}
+                step: dict[str, Any] = {
+                    "text": text if n == 0 else "",
+                    "tool": str(function.get("name") or "tool"),
+                    "args": _args(function.get("arguments")),
+                    "result": None,
+                    "user": user if n == 0 else None,
+                }
+                steps.append(step)
+                call_id = call.get("id") if isinstance(call, Mapping) else None
+                if isinstance(call_id, str) and call_id:
+                    pending[call_id] = step
+                else:
+                    unanswered.append(step)
+        elif role in ("tool", "function"):
+            text = _text(message.get("content"))
+            call_id = message.get("tool_call_id")
+            step_or_none = pending.pop(call_id, None) if isinstance(call_id, str) else None
+            if step_or_none is None and unanswered:
+                step_or_none = unanswered.pop(0)
+            if step_or_none is None and pending:
+                step_or_none = pending.pop(next(iter(pending)))
+            if step_or_none is None:
+                continue
+            step_or_none["result"] = text
+            status = _status(message, text)
+            if status is not None:
+                step_or_none["status"] = status
+    for step in steps:
+        if step.get("user") is None:
+            step.pop("user", None)
+    return steps
+
+
+def is_chat_runs(data: object) -> bool:
+    """True when ``data`` is a list of runs each holding a chat message list under ``traj``
+    (or ``messages``), as tau-bench's trajectory files are."""
+    return (
+        isinstance(data, list)
+        and bool(data)
+        and all(isinstance(r, Mapping) and isinstance(r.get("traj", r.get("messages")), list) for r in data)
+    )
+
+
+def is_mini_swe_traj(data: object) -> bool:
+    """True when ``data`` is a mini-swe-agent trajectory (an object with a ``messages`` list
+    and a ``trajectory_format`` or ``info``)."""
+    return (
+        isinstance(data, Mapping)
+        and isinstance(data.get("messages"), list)
+        and ("trajectory_format" in data or "info" in data)
+        and "input" not in data
+    )
+
+
+def run_name(path: Path, index: int, record: Mapping[str, Any]) -> str:
+    """A chat run's name: the file's stem, the run's position, and its task/trial where given."""
+    parts = [path.name.removesuffix(".json"), str(index)]
+    if "task_id" in record:
+        parts.append(f"task{record['task_id']}")
+    if "trial" in record:
+        parts.append(f"trial{record['trial']}")
+    return "-".join(parts)

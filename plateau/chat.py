@@ -13,7 +13,8 @@ into the steps Plateau judges:
 - a ``user`` message after the first one is attached as ``user`` to the next step (what the
   user said before it), and the first one is the run's context (what was asked);
 - a result's ``status`` is ``"error"`` or ``"ok"`` where the log records a return code
-  (mini-swe-agent's ``extra.returncode`` or a ``<returncode>N</returncode>`` header), and left
+  (mini-swe-agent's ``extra.returncode`` or a ``<returncode>N</returncode>`` header, which is
+  removed with its ``<output>`` wrapper so the result is what the command printed), and left
   to inference otherwise;
 - ``system`` messages and anything else (mini-swe-agent's ``exit``) carry no step.
 
@@ -32,7 +33,8 @@ from typing import Any
 
 __all__ = ["context_of", "is_chat_runs", "is_mini_swe_traj", "run_name", "steps_from_messages"]
 
-_RETURNCODE = re.compile(r"^\s*<returncode>\s*(-?\d+)\s*</returncode>")
+_RETURNCODE = re.compile(r"^\s*<returncode>\s*(-?\d+)\s*</returncode>\s*")
+_OUTPUT = re.compile(r"^<output>\n?(.*?)\n?</output>\s*$", re.DOTALL)
 #: The longest context kept from a run's first user message, in characters.
 CONTEXT_CHARS = 4000
 
@@ -65,15 +67,22 @@ def _args(raw: object) -> object:
     return raw if raw is not None else {}
 
 
-def _status(message: Mapping[str, Any], text: str) -> str | None:
+def _unwrap(message: Mapping[str, Any], text: str) -> tuple[str, str | None]:
+    """A tool message's output and status: mini-swe-agent wraps a command's output as
+    ``<returncode>N</returncode><output>…</output>`` (and keeps the raw output and code in
+    ``extra``); the output is what the command printed, the code says whether it failed."""
     extra = message.get("extra")
     code: object = extra.get("returncode") if isinstance(extra, Mapping) else None
-    if code is None:
-        match = _RETURNCODE.match(text)
-        code = int(match.group(1)) if match else None
+    match = _RETURNCODE.match(text)
+    if match:
+        if code is None:
+            code = int(match.group(1))
+        body = _OUTPUT.match(text[match.end() :])
+        raw = extra.get("raw_output") if isinstance(extra, Mapping) else None
+        text = raw if isinstance(raw, str) else body.group(1) if body else text[match.end() :]
     if isinstance(code, int) and not isinstance(code, bool):
-        return "ok" if code == 0 else "error"
-    return None
+        return text, "ok" if code == 0 else "error"
+    return text, None
 
 
 def context_of(messages: Iterable[Mapping[str, Any]]) -> str | None:
@@ -153,8 +162,8 @@ def steps_from_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str,
                 step_or_none = pending.pop(next(iter(pending)))
             if step_or_none is None:
                 continue
+            text, status = _unwrap(message, text)
             step_or_none["result"] = text
-            status = _status(message, text)
             if status is not None:
                 step_or_none["status"] = status
     for step in steps:

@@ -69,6 +69,13 @@ class Config:
         welcome); a third courtesy in a row means the exchange has become a loop, the
         "gratitude loop" of two chat agents (AutoGen issue #254, FAQ in PR #390). Defaults 3
         and 5: steer at the first extra courtesy, trip one round trip later.
+    talk_steer, talk_trip
+        Consecutive steps without a tool call and without new facts from the user, in a run
+        that has used tools (:mod:`plateau.signals.talk`), that steer / trip (ints, 2 <= steer
+        < trip). A clarifying exchange takes one or two turns (ask, answer); a third turn in
+        which nothing new arrives is talk instead of action (dithering, claims of acting with
+        no call, asking again for what a tool could look up). Defaults 3 and 6: steer at the
+        third, then leave the agent three more turns to act on the steer.
     steer_cap
         Most consecutive steers that carry a message (int >= 1). Past it the verdict stays
         steer but carries no new message: repeated nudges become part of the loop. Reaching the
@@ -137,6 +144,8 @@ class Config:
     poll_trip: int = 16
     phatic_steer: int = 3
     phatic_trip: int = 5
+    talk_steer: int = 3
+    talk_trip: int = 6
     steer_cap: int = 3
     probe: bool = False
     embed_text_chars: int = 1200
@@ -177,6 +186,8 @@ class Config:
         need("poll_trip", self.poll_trip > self.poll_steer, "must be > poll_steer")
         need("phatic_steer", self.phatic_steer >= 2, "must be >= 2")
         need("phatic_trip", self.phatic_trip > self.phatic_steer, "must be > phatic_steer")
+        need("talk_steer", self.talk_steer >= 2, "must be >= 2")
+        need("talk_trip", self.talk_trip > self.talk_steer, "must be > talk_steer")
         need("steer_cap", self.steer_cap >= 1, "must be >= 1")
         need("embed_text_chars", self.embed_text_chars >= 64, "must be >= 64")
         need("embed_result_chars", self.embed_result_chars >= 64, "must be >= 64")

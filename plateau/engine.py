@@ -37,14 +37,16 @@ from plateau.config import Config
 from plateau.embed import CachedEmbedder, Embedder
 from plateau.errors import InvalidArgument, LimitExceeded, RunNotFound, StepConflict
 from plateau.fuse import fuse
-from plateau.signals.information import InformationTracker
+from plateau.signals.information import NEW_FACT_TERMS, InformationTracker
 from plateau.signals.intent import IntentReader, Repetition
+from plateau.signals.memory import RunMemory, is_recurrent
 from plateau.signals.progress import ProgressTracker
 from plateau.signals.semantic import SemanticTracker
+from plateau.signals.talk import TalkTracker
 from plateau.signals.textual import TextualTracker
 from plateau.store.base import RunKey, Store
 from plateau.store.memory import MemoryStore
-from plateau.types import RunInfo, Step, Verdict
+from plateau.types import RunInfo, Step, ToolStatus, Verdict
 
 __all__ = ["Engine", "RunRecord", "validate_run_id"]
 
@@ -74,6 +76,8 @@ class _Analysis:
         self.progress = ProgressTracker(window=config.window)
         self.textual = TextualTracker()
         self.information = InformationTracker(config)
+        self.memory = RunMemory(window=config.window)
+        self.talk = TalkTracker()
         self.breaker = Breaker(config)
         self.near_dup_streak = 0
         self.verbatim_streak = 0
@@ -411,7 +415,8 @@ class Engine:
             a.semantic.reset_evidence()
             a.information.reset_evidence()
             a.near_dup_streak = 0
-        sem = a.semantic.update(text_vec, obs_vec, structural=prog.repeat_count >= 2)
+        acknowledged = step.status is ToolStatus.OK and step.tool is not None and not (step.result or "").strip()
+        recurrence, _ = a.memory.recall(text_vec, obs_vec, mutations=prog.mutations, digest=prog.result_digest)
         info = a.information.update(
             step.text,
             step.result,
@@ -419,6 +424,23 @@ class Engine:
             tool=step.tool,
             failed=prog.error,
             informative=prog.repeat_count < 2,
+            user=step.user,
+            acknowledged=acknowledged,
+            result_recurrent=is_recurrent(recurrence, requery=prog.call_seen),
+            marker=prog.progress or prog.recovered or prog.error_novel,
+        )
+        mem = a.memory.update(
+            text_vec,
+            obs_vec,
+            has_result=bool((step.result or "").strip()),
+            new_facts=info.new_facts,
+            mutations=prog.mutations,
+            digest=prog.result_digest,
+            requery=prog.call_seen,
+        )
+        talk = a.talk.update(called=step.tool is not None, user_brought_facts=info.user_terms >= NEW_FACT_TERMS)
+        sem = a.semantic.update(
+            text_vec, obs_vec, structural=prog.repeat_count >= 2, new_facts=mem.new_facts, judged=not acknowledged
         )
         # Restatement evidence (near-identical step, verbatim text) is for steps without a tool
         # call. With a call, the call's own evidence decides: it knows pollers, requested
@@ -442,6 +464,8 @@ class Engine:
             repetition=a.repetition,
             info=info,
             phatic_count=a.phatic_streak,
+            memory=mem,
+            talk=talk,
         )
         decision = a.breaker.decide(step.index, evidence, calibrating=sem.calibrating)
         signals: dict[str, float] = {
@@ -471,6 +495,14 @@ class Engine:
             signals["iterating"] = 1.0
         if info.z is not None:
             signals["info_z"] = info.z
+        signals["new_facts"] = float(mem.new_facts)
+        if mem.result_recurrence is not None:
+            signals["result_recurrence"] = mem.result_recurrence
+        if mem.text_recurrence is not None:
+            signals["text_recurrence"] = mem.text_recurrence
+        signals["recurrent_in_window"] = float(mem.recurrent)
+        if talk.talk_streak:
+            signals["talk_streak"] = float(talk.talk_streak)
         signals["oscillation"] = float(prog.oscillation)
         signals["same_outcome_count"] = float(prog.same_outcome_count)
         if prog.cycle_period:

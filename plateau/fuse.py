@@ -1,49 +1,42 @@
-"""Fusion: semantic and structural signals of one step → one stall score with reason codes.
+"""Fusion: one step's evidence → one stall score with reason codes, under a declared policy.
 
-Each kind of evidence maps to a score on one scale: below 0.5 the step is fine, 0.5 is
-steer-level, 1.0 is trip-level. The step's score is the largest of them. The policy is
-asymmetric (DESIGN §3): structural recurrence (an identical tool signature, the same error, a
-near-identical step) reaches trip level on its own count and needs no warm-up; calibrated
-semantic stall reaches trip level only by accumulating CUSUM evidence, and the breaker lets it
-trip only after a steer.
+Each detector reports a *finding*: a reason code, a score on one scale (below 0.5 the step is
+fine, 0.5 is steer level, 1.0 trip level) and what it saw in plain words. :data:`POLICY` says,
+in one table, what each kind of finding may do:
 
-The calibrated evidence comes from two tests on the run's own baseline: semantic movement
-(novelty of the step's embeddings, :mod:`plateau.signals.semantic`) and information gain (new
-content terms, :mod:`plateau.signals.information`). Either alone may steer (``semantic.stall``
-for the first; the second never acts alone, because new vocabulary thins out naturally over a
-long run). Trip-level calibrated evidence needs both: their geometric mean
-``sqrt(S_semantic * S_information)`` of the two CUSUM statistics reaches the trip interval
-only when meaning and content have both stopped moving (``progress.none``).
+- **Structural recurrence trips on its own count** (``"trip"``, no warm-up): the same call
+  with the same result (``tool.repeat``; a check re-run after a successful mutation is
+  verification, not a repeat, unless it fails again), cycles (``tool.cycle``), the same error
+  within ``2 * window`` steps across edits that change nothing that matters
+  (``tool.error_repeat``), the same error from varied calls (``tool.same_outcome``), test
+  states that return (``progress.oscillation``), near-identical or verbatim restatements
+  without a call (``semantic.near_duplicate``, ``semantic.cycle``, ``text.ngram``).
+- **Accumulated evidence trips only after a steer** (``"trip_after_steer"``): courtesy loops
+  (``text.phatic``), talk instead of action (``text.talk``: a tool-using agent that keeps
+  talking while the user brings nothing new), thrash (``tool.thrash``), and the calibrated
+  stall (``progress.none``: the semantic and the information-gain CUSUMs both at steer level
+  or more, their geometric mean scored).
+- **Some evidence only ever steers** (``"steer"``): the semantic CUSUM alone
+  (``semantic.stall``) and lexical restatement (``text.lexical``: shared words are not shared
+  meaning).
 
-Two more kinds of stall have no recurring surface. *Thrash* (``tool.thrash``): the calls
-differ every step, at least half of the last ``window`` calls came back empty or failed with
-nothing new (an error the run has already seen), and the observed-gain test over the calls
-that did answer (what their results say that the run had not seen,
-:mod:`plateau.signals.information`) accumulates evidence against the run's baseline. A batch
-job's calls succeed, so it never meets the first condition; an exploration whose searches
-miss but whose reads bring new facts never meets the second, nor does a fix loop whose errors
-change. It escalates like calibrated evidence (steer first). ``tool.same_outcome`` (varied
-calls, the same outcome) trips on the same error, but the same empty answer may only steer.
-Neither counts a call that *iterates*: one whose only change from the previous call of its
-tool is a token an earlier result named (the next host of an inventory, the next file of a
-listing), whose empty answer is that item's answer (an audit where most hosts are clean), not
-a guess that found nothing.
+The calibrated evidence (``progress.none``, ``semantic.stall``) also needs **recurrence
+against the run's memory** (:func:`recurs`): at least ``RECURRENT_SHARE`` of the last
+``window`` steps found what an earlier step had already found
+(:class:`~plateau.signals.memory.MemorySignals`), unless no recent step consulted the
+environment at all (pure reasoning or chat, judged by its narration alone). Small movement
+while the environment keeps answering something new is work, not a stall (issue 11: runs
+that move from exploring to executing were tripped on this evidence alone). The calibrated
+tests themselves re-calibrate on steps that bring new facts
+(:mod:`plateau.detect.calibrated`), so such steps never add evidence.
 
-A *courtesy loop* (``text.phatic``): consecutive steps without a call that only exchange
-courtesies (:meth:`plateau.signals.intent.IntentReader.is_phatic`) steer at ``phatic_steer``
-and trip at ``phatic_trip`` in a row.
-
-Textual evidence is split the same way: near-verbatim recurrence of the step's text
-(``text.ngram``: a long run of shared word n-grams) is structural and counts like a repeat;
-lexical sentence similarity (``text.lexical``: the same content words in most sentences) is
-not semantic similarity and is capped at steer level, so on its own it can never trip. Both
-apply to steps without a tool call: with a call, the call's own evidence decides (it knows
-pollers, requested repetition and denials), however the narration repeats.
+The step's score is the largest capped finding; the breaker (:mod:`plateau.breaker`) turns it
+into continue, steer or trip, tripping at once only on structural evidence.
 
 Reason codes: ``tool.repeat``, ``tool.cycle``, ``tool.error_repeat``, ``tool.same_outcome``,
-``tool.thrash``, ``progress.oscillation``, ``semantic.near_duplicate``,
-``semantic.cycle``, ``semantic.stall``, ``progress.none``, ``text.ngram``, ``text.lexical``,
-``text.phatic``, ``progress.marker``.
+``tool.thrash``, ``progress.oscillation``, ``progress.none``, ``semantic.near_duplicate``,
+``semantic.cycle``, ``semantic.stall``, ``text.ngram``, ``text.lexical``, ``text.phatic``,
+``text.talk``, and ``progress.marker`` (a progress marker, not evidence of a stall).
 """
 
 from __future__ import annotations
@@ -54,12 +47,27 @@ from dataclasses import dataclass
 from plateau.config import Config
 from plateau.signals.information import InformationSignals
 from plateau.signals.intent import Repetition
+from plateau.signals.memory import MemorySignals
 from plateau.signals.progress import ProgressSignals
 from plateau.signals.semantic import SemanticSignals
+from plateau.signals.talk import TalkSignals
 from plateau.signals.textual import TextualSignals
 from plateau.types import Step
 
-__all__ = ["LEXICAL_SHARE", "LEXICAL_SIMILARITY", "THRASH_SHARE", "STEER_LEVEL", "TRIP_LEVEL", "Evidence", "count_score", "fuse"]
+__all__ = [
+    "LEXICAL_SHARE",
+    "LEXICAL_SIMILARITY",
+    "POLICY",
+    "RECURRENT_SHARE",
+    "STEER_LEVEL",
+    "THRASH_SHARE",
+    "TRIP_LEVEL",
+    "Evidence",
+    "Rule",
+    "count_score",
+    "fuse",
+    "recurs",
+]
 
 #: Score at which a step is steer-level evidence.
 STEER_LEVEL = 0.5
@@ -71,6 +79,13 @@ TRIP_LEVEL = 1.0
 #: separates a hunt for something that does not exist from an exploration whose searches miss
 #: but whose reads bring new facts.
 THRASH_SHARE = 0.5
+#: Calibrated evidence (``progress.none``) reaches trip level only when at least this share of
+#: the last ``window`` steps found what an earlier step had already found (a tool result
+#: near-identical to an earlier one; :class:`~plateau.signals.memory.MemorySignals`), or when
+#: no recent step consulted the environment at all (pure talk, judged by its narration alone).
+#: Half: a stall is most of the recent steps repeating an answer, not a few re-checks among
+#: new findings and actions.
+RECURRENT_SHARE = 0.5
 #: Lexical restatement: at least this share of the step's sentences ...
 LEXICAL_SHARE = 0.75
 #: ... each with at least this stop-word-filtered Jaccard to an earlier sentence. With
@@ -148,6 +163,52 @@ def _call_thresholds(
     return prog.repeat_count, config.repeat_steer, config.repeat_trip, ""
 
 
+@dataclass(frozen=True)
+class Rule:
+    """What one kind of evidence may do (the declared policy; see :data:`POLICY`).
+
+    Attributes
+    ----------
+    acts
+        ``"trip"``: structural recurrence, trips on its own count without a prior steer;
+        ``"trip_after_steer"``: accumulated evidence, trips only once the run was steered in
+        this stall; ``"steer"``: never more than steer level.
+    needs_recurrence
+        Trip level also needs recurrence against the run's memory: at least
+        ``RECURRENT_SHARE`` of the last ``window`` steps found what an earlier step had
+        already found (unless no recent step consulted the environment at all). Below that
+        the evidence is worth nothing, not even a steer: small movement while the environment
+        keeps answering something new is work.
+    meaning
+        What the evidence says, in plain words (the README's table).
+    """
+
+    acts: str
+    needs_recurrence: bool
+    meaning: str
+
+
+#: The policy, in one place: which evidence may steer, which may trip, and what a trip needs.
+POLICY: dict[str, Rule] = {
+    "tool.repeat": Rule("trip", False, "the same call returned the same result again (no mutation in between)"),
+    "tool.cycle": Rule("trip", False, "the calls cycle through the same few signatures"),
+    "tool.error_repeat": Rule("trip", False, "the same error came back, across edits that changed nothing that matters"),
+    "tool.same_outcome": Rule("trip", False, "varied calls, the same error (the same empty answer only steers)"),
+    "progress.oscillation": Rule("trip", False, "test states return to ones already seen: edits undo each other"),
+    "semantic.near_duplicate": Rule("trip", False, "a step without a call restates an earlier one almost word for word"),
+    "semantic.cycle": Rule("trip", False, "near-identical steps cycle"),
+    "text.ngram": Rule("trip", False, "a step's text repeats an earlier one nearly verbatim"),
+    "text.phatic": Rule("trip_after_steer", False, "only courtesies are exchanged"),
+    "text.talk": Rule("trip_after_steer", False, "a tool-using agent only talks, and the user brings nothing new"),
+    "tool.thrash": Rule("trip_after_steer", False, "calls keep coming back empty or failing as before; the rest tell nothing new"),
+    "progress.none": Rule(
+        "trip_after_steer", True, "meaning and content both stopped moving against the run's baseline, and answers recur"
+    ),
+    "semantic.stall": Rule("steer", True, "the narration moves less than this run's normal"),
+    "text.lexical": Rule("steer", False, "a step rewords sentences already written (shared words are not shared meaning)"),
+}
+
+
 def fuse(
     step: Step,
     sem: SemanticSignals,
@@ -161,8 +222,10 @@ def fuse(
     repetition: Repetition | None = None,
     info: InformationSignals | None = None,
     phatic_count: int = 0,
+    memory: MemorySignals | None = None,
+    talk: TalkSignals | None = None,
 ) -> Evidence:
-    """Combine one step's signals into :class:`Evidence`.
+    """Combine one step's signals into :class:`Evidence` under :data:`POLICY`.
 
     ``near_dup_count`` and ``verbatim_count`` are the lengths of the current streaks of
     near-duplicate steps and of near-verbatim texts (this step included; 0 when this step is
@@ -170,87 +233,80 @@ def fuse(
     ``"denial"`` or None), ``repetition`` what the user asked for, and ``info`` the
     information-gain test of the step. ``phatic_count`` is the length of the current streak of
     steps without a tool call that only exchange courtesies (0 when this step is not one).
+    ``memory`` is the step's recurrence against the run's memory and ``talk`` its talk streak.
     """
-    parts: dict[str, tuple[float, bool, str]] = {}
+    found: dict[str, tuple[float, str]] = {}
     count, steer_at, trip_at, why = _call_thresholds(prog, result_kind, repetition, config)
     if count >= 2:
         call = f"{step.tool}({_short(step.args, 100)})"
         cycle = f" (the calls cycle with period {prog.cycle_period})" if prog.cycle_period else ""
-        parts["tool.cycle" if prog.cycle_period else "tool.repeat"] = (
+        found["tool.cycle" if prog.cycle_period else "tool.repeat"] = (
             count_score(count, steer_at, trip_at),
-            True,
             f"the call {call} returned the same result {count} times{' ' + why if why else ''}{cycle}",
         )
     if prog.error_count >= 2 and result_kind != "denial":
         err_steer, err_trip = (
             (steer_at, trip_at) if repetition is not None and repetition.requested else (config.repeat_steer, config.repeat_trip)
         )
-        parts["tool.error_repeat"] = (
+        found["tool.error_repeat"] = (
             count_score(prog.error_count, err_steer, err_trip),
-            True,
             f"{step.tool} failed {prog.error_count} times with the same error: {_short(prog.error_text or '')!r}",
         )
     iterating = info is not None and info.iterating
     if prog.same_outcome_count >= 2 and prog.repeat_count < prog.same_outcome_count and not iterating:
         same = count_score(prog.same_outcome_count, config.repeat_steer + 1, config.repeat_trip + 2)
-        parts["tool.same_outcome"] = (
+        found["tool.same_outcome"] = (
             # the same error is a failure repeating; the same empty answer is ambiguous (an
             # audit where most items are clean answers "nothing" too): it may only steer, and
             # a hunt that finds nothing is left to the calibrated thrash test
             same if prog.error else min(STEER_LEVEL, same),
-            True,
             f"{prog.same_outcome_count} different calls in a row came back with the same " + ("error" if prog.error else "empty result"),
         )
     if prog.oscillation >= 1:
-        parts["progress.oscillation"] = (
+        found["progress.oscillation"] = (
             count_score(prog.oscillation + 1, config.repeat_steer, config.repeat_trip),
-            True,
             f"the tests keep returning to a state already seen ({prog.state[0]} passed, {prog.state[1]} failed): "
             "the edits are undoing each other"
             if prog.state
             else "progress keeps returning to a state already seen",
         )
     if near_dup_count >= 1:
-        code = "semantic.cycle" if sem.cycle_period else "semantic.near_duplicate"
         lag = sem.nearest_lag or 1
-        parts[code] = (
+        found["semantic.cycle" if sem.cycle_period else "semantic.near_duplicate"] = (
             count_score(near_dup_count + 1, config.repeat_steer, config.repeat_trip),
-            True,
             f"this step restates step {step.index - lag} almost word for word"
             + (f" (a cycle of period {sem.cycle_period})" if sem.cycle_period else ""),
         )
     if verbatim_count >= 1:
         lag = (step.index - text.matched_step) if text.matched_step is not None else 1
-        parts["text.ngram"] = (
+        found["text.ngram"] = (
             count_score(verbatim_count + 1, config.repeat_steer, config.repeat_trip),
-            True,
             f"this step's text repeats step {step.index - lag} nearly verbatim ({text.longest_run} words in a row)",
         )
-    lexical = text.repeated_sentences >= LEXICAL_SHARE and text.sentence_similarity >= LEXICAL_SIMILARITY
-    if lexical and step.tool is None:
-        parts["text.lexical"] = (
-            STEER_LEVEL,
-            False,
-            "this step rewords sentences you already wrote",
-        )
+    if step.tool is None and text.repeated_sentences >= LEXICAL_SHARE and text.sentence_similarity >= LEXICAL_SIMILARITY:
+        found["text.lexical"] = (STEER_LEVEL, "this step rewords sentences you already wrote")
     if phatic_count >= 2 and step.tool is None:
-        parts["text.phatic"] = (
+        found["text.phatic"] = (
             count_score(phatic_count, config.phatic_steer, config.phatic_trip),
-            False,
             f"the last {phatic_count} messages only exchange courtesies (thanks, goodbyes): the task is done "
             "or stalled, and nothing new is being said",
         )
+    if talk is not None and talk.talk_streak >= 2 and step.tool is None and phatic_count < 2:
+        found["text.talk"] = (
+            count_score(talk.talk_streak, config.talk_steer, config.talk_trip),
+            f"the last {talk.talk_streak} steps only talk: no tool call, and nothing new from the user; "
+            "act (call the tool that does or looks it up) or say what blocks you",
+        )
     if not sem.calibrating and sem.cusum > 0:
-        parts["semantic.stall"] = (
-            min(STEER_LEVEL, _cusum_score(sem.cusum, config.cusum_steer, config.cusum_trip)),
-            False,
+        found["semantic.stall"] = (
+            _cusum_score(sem.cusum, config.cusum_steer, config.cusum_trip),
             "the last steps add little that is new compared with this run's normal movement",
         )
-        both = math.sqrt(sem.cusum * info.cusum) if info is not None and not info.calibrating else 0.0
-        if both > 0:
-            parts["progress.none"] = (
-                _cusum_score(both, config.cusum_steer, config.cusum_trip),
-                False,
+        # both calibrated tests must hold steer-level evidence on their own; their joint
+        # strength is the geometric mean (one huge statistic cannot stand in for the other)
+        if info is not None and not info.calibrating and min(sem.cusum, info.cusum) >= config.cusum_steer:
+            found["progress.none"] = (
+                _cusum_score(math.sqrt(sem.cusum * info.cusum), config.cusum_steer, config.cusum_trip),
                 "the last steps restate what is already known: their meaning barely moves and they add no new facts",
             )
     if (
@@ -261,12 +317,36 @@ def fuse(
         and not iterating
         and info.calls_failing >= THRASH_SHARE * config.window
     ):
-        parts["tool.thrash"] = (
+        found["tool.thrash"] = (
             _cusum_score(info.observed_cusum, config.cusum_steer, config.cusum_trip),
-            False,
             f"{info.calls_failing} of the last {config.window} calls came back empty or failed as before, and the ones "
             "that answered told nothing new",
         )
+    return _apply_policy(found, prog, memory, config)
+
+
+def recurs(memory: MemorySignals | None, config: Config) -> bool:
+    """Whether the run shows recurrence against its memory: at least ``RECURRENT_SHARE`` of the
+    last ``window`` steps found what an earlier step had found, or no recent step consulted
+    the environment (pure talk, judged by its narration alone)."""
+    if memory is None or memory.results == 0:
+        return True
+    return memory.recurrent >= RECURRENT_SHARE * config.window
+
+
+def _apply_policy(
+    found: dict[str, tuple[float, str]], prog: ProgressSignals, memory: MemorySignals | None, config: Config
+) -> Evidence:
+    """Cap each finding as :data:`POLICY` says and pick the strongest."""
+    recurring = recurs(memory, config)
+    parts: dict[str, tuple[float, bool, str]] = {}
+    for code, (score, what) in found.items():
+        rule = POLICY[code]
+        if rule.needs_recurrence and not recurring:
+            continue  # the environment keeps answering something new: small movement is work
+        if rule.acts == "steer":
+            score = min(score, STEER_LEVEL)
+        parts[code] = (score, rule.acts == "trip", what)
     reasons = sorted(code for code, (score, _, _) in parts.items() if score >= STEER_LEVEL)
     if prog.progress:
         reasons.append("progress.marker")

@@ -10,6 +10,15 @@ unchanged (the test is scale-free). The test never fires before ``warmup`` sampl
 Only informative samples update the baseline: a sample that already looks stalled (below
 ``center - k * scale``) or that the caller flags as not informative (a structural repeat) is
 judged but not learned, so a looping agent cannot teach the baseline that looping is normal.
+
+A sample the caller marks as bringing **new facts** (what the environment returned, or the
+user said, is new to the run) is evidence *against* a stall whatever its movement: it enters
+the CUSUM as ``max(z, k)``, so it removes ``2k`` of evidence at least and never adds any, and
+it is learned even when it moves less than the baseline expects. This is how a change of
+regime (an agent that explored widely and now executes a formulaic plan, each step still
+finding something new) re-calibrates the baseline instead of accumulating evidence against
+a warm-up that no longer describes the run (issue 11, "a change of regime is not a stall").
+A run whose every step brings new facts therefore never accumulates calibrated evidence.
 """
 
 from __future__ import annotations
@@ -109,15 +118,19 @@ class CalibratedStallTest:
         """The learned baseline (read-only use)."""
         return self._baseline
 
-    def update(self, x: float, *, informative: bool = True) -> StallTestResult:
-        """Judge one movement value ``x`` (float >= 0), then learn it if informative."""
+    def update(self, x: float, *, informative: bool = True, new_facts: bool = False) -> StallTestResult:
+        """Judge one movement value ``x`` (float >= 0), then learn it if informative.
+
+        ``new_facts`` marks a sample whose step brought facts new to the run: it counts as
+        ``max(z, k)`` (never adds evidence, removes at least ``2k``) and is always learned.
+        """
         if not self._baseline.ready:
-            if informative:
+            if informative or new_facts:
                 self._baseline.update(x)
             return StallTestResult(calibrating=True, z=None, statistic=0.0, level=0)
         z = self._baseline.standardize(x)
-        s = self._cusum.update(z)
-        if informative and z >= -self.k:
+        s = self._cusum.update(max(z, self.k) if new_facts else z)
+        if new_facts or (informative and z >= -self.k):
             self._baseline.update(x)
         level = 2 if s >= self.h_trip else 1 if s >= self.h_steer else 0
         return StallTestResult(calibrating=False, z=z, statistic=s, level=level)

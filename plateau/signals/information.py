@@ -41,8 +41,12 @@ from plateau.signals.progress import normalize_volatile
 from plateau.signals.semantic import calibrated_test
 from plateau.signals.textual import STOP_WORDS, tokenize
 
-__all__ = ["InformationSignals", "InformationTracker", "content_terms", "observed_terms"]
+__all__ = ["NEW_FACT_TERMS", "InformationSignals", "InformationTracker", "content_terms", "observed_terms"]
 
+#: Observed terms a result (or new terms a user message) must add to count as new facts. One
+#: term is the noise floor of a re-run (a changed number, a temp name the masks missed); two
+#: are the smallest fact ("7 rows" after "5 rows" adds one term; "7 rows, 2 skipped" two).
+NEW_FACT_TERMS = 2
 #: Characters of a tool result read for terms (its head; long logs repeat themselves).
 RESULT_CHARS = 3000
 #: Most distinct terms remembered per run (a bound on memory; ~50 bytes each).
@@ -85,6 +89,7 @@ def content_terms(text: str) -> set[str]:
 
 
 _ID_DIGITS = re.compile(r"\d")
+_NUMBER = re.compile(r"[\d.,:%+\-]+[a-z]{0,2}")
 
 
 def observed_terms(result: str) -> set[str]:
@@ -133,6 +138,20 @@ class InformationSignals:
         host of an inventory, the next file of a listing): work through items the environment
         named, not guesses built from familiar words. Its empty or repeated answer is that
         item's answer, so it never counts as a failing call.
+    user_terms
+        Content terms the user message that arrived before this step adds to the run (int
+        >= 0; 0 without one): a user who says something new brings facts to the run.
+    new_facts
+        The step brought facts new to the run: a non-empty tool result with at least
+        ``NEW_FACT_TERMS`` observed terms that are words, not bare numbers or quantities
+        (``1.93s``, ``61%``: a metric read again is a re-measurement), and no near-identical
+        earlier observation; a fact
+        marker (a progress marker, a recovery, an error the run had never seen); or a user
+        message with at least ``NEW_FACT_TERMS`` terms new to the run. The narration never
+        counts: a stuck agent keeps wording new guesses. A step with new facts is evidence
+        against a stall and re-calibrates the baselines
+        (:meth:`plateau.detect.calibrated.CalibratedStallTest.update`; issue 11: a change of
+        regime is not a stall, and a run whose every step brings new facts never trips).
     """
 
     new_terms: int = 0
@@ -144,6 +163,8 @@ class InformationSignals:
     observed_cusum: float = 0.0
     calls_failing: int = 0
     iterating: bool = False
+    user_terms: int = 0
+    new_facts: bool = False
 
 
 class InformationTracker:
@@ -182,6 +203,10 @@ class InformationTracker:
         tool: str | None = None,
         failed: bool = False,
         informative: bool = True,
+        user: str | None = None,
+        acknowledged: bool = False,
+        result_recurrent: bool = False,
+        marker: bool = False,
     ) -> InformationSignals:
         """Count the step's new terms and judge them.
 
@@ -194,6 +219,9 @@ class InformationTracker:
         ``calls_failing`` instead, so the test asks whether the calls that *do* answer still say
         anything new. A failure with new terms (a fix loop's changing errors) is an answer.
         """
+        heard = content_terms(user) - self._terms if user else set()
+        if heard and len(self._terms) < MAX_TERMS:
+            self._terms |= heard
         said = content_terms(text)
         answered = False
         iterating = False
@@ -217,16 +245,27 @@ class InformationTracker:
             # an error that says something new is an answer (a fix loop's changing errors);
             # an empty output, or an error the run has already seen, is a call that failed
             answered = bool(result.strip()) and (not failed or bool(observed))
-            self._failing.append(not answered and not iterating)
+            if not acknowledged:
+                self._failing.append(not answered and not iterating)
             if len(self._result_tokens) < MAX_TERMS:
                 self._result_tokens |= result_tokens(head)
         if len(self._terms) < MAX_TERMS:
             self._terms |= terms
         failing = sum(self._failing) if result is not None else 0
+        # a fact is named by a word: new bare numbers in an answer (a metric re-read, a count)
+        # are a re-measurement of something the run already knows about
+        named = sum(1 for t in observed if not _NUMBER.fullmatch(t))
+        from_world = result is not None and bool(result.strip()) and named >= NEW_FACT_TERMS and not result_recurrent
+        new_facts = marker or from_world or len(heard) >= NEW_FACT_TERMS
         self._steps += 1
         if self._steps == 1:  # everything is new on the first step: not a sample of normal gain
             return InformationSignals(
-                new_terms=len(new), observed_terms=len(observed), calls_failing=failing, iterating=iterating
+                new_terms=len(new),
+                observed_terms=len(observed),
+                calls_failing=failing,
+                iterating=iterating,
+                user_terms=len(heard),
+                new_facts=new_facts,
             )
         r = self._test.update(math.log1p(len(new)), informative=informative)
         if answered:
@@ -244,4 +283,6 @@ class InformationTracker:
             observed_cusum=round(observed_cusum, 4),
             calls_failing=failing,
             iterating=iterating,
+            user_terms=len(heard),
+            new_facts=new_facts,
         )

@@ -8,7 +8,9 @@ ids) replaced by placeholders, long results hashed. Per step this module reports
   progress (1 = first time). The same call returning the same result again is a retry or
   a busy-wait; with a changed result (a poller whose output moves) it is a new signature.
 - ``error_count``: occurrences of the same error (tool + error skeleton: the error line with
-  digits and volatile values masked) since the last progress or the tool's last success.
+  digits and volatile values masked) in the last ``2 * window`` steps, since the last progress
+  or the last success of a close variant of the failing call. Other calls succeeding in
+  between (an edit between two runs of a failing check) end nothing.
 - ``result_novel``: whether the normalised result is new to the run.
 - ``progress``: whether the step carries a progress marker that improves on the run so far
   (more tests passed, fewer failed, files changed, the metric moved).
@@ -31,6 +33,7 @@ from plateau.types import Step, ToolStatus
 
 __all__ = [
     "ProgressSignals",
+    "is_mutation",
     "ProgressTracker",
     "canonical_args",
     "error_skeleton",
@@ -126,10 +129,16 @@ def tool_signature(step: Step) -> str | None:
     return _digest(json.dumps([step.tool, canonical_args(step.args), _normalized_result(step.result)]))
 
 
-#: A retried call is a close variant of the failed one: the same edit over a corrected range
-#: shares ~0.98 of its character 4-grams, while two sibling paths in one directory
-#: (``billing/utils/rounding.py``, ``billing/utils/__init__.py``) share about half, and reading
-#: a different file is not the failed read succeeding.
+#: Most distinct errors (and distinct calls) remembered per run (a bound on memory; 24 bytes each).
+MAX_ERRORS = 10_000
+
+#: A retried call is a *close variant* of the failed one: the same call with a local
+#: correction. For two argument texts of ``n`` characters that differ in one stretch of ``m``
+#: characters, the character 4-gram Jaccard is about ``(n - m) / (n + m)``, so a threshold of
+#: 2/3 means "at most a fifth of the call changed" (``m <= n / 5``): a corrected line range, a
+#: fixed quote or flag, a bumped timeout. Changing a whole file name in a short path (two
+#: sibling files, ``m`` near ``n / 2``) gives about 1/3, and a different command far less:
+#: those are other calls, whose success says nothing about the failed one.
 RECOVERY_SIMILARITY = 2 / 3
 
 
@@ -141,6 +150,41 @@ def _args_similarity(a: str, b: str) -> float:
 
     ga, gb = grams(a), grams(b)
     return len(ga & gb) / len(ga | gb) if ga | gb else 1.0
+
+
+#: Tool names that change the world they act on (a file, a record, a setting): an edit, a
+#: write, a patch. Matched as whole words of the tool name (``edit_file``, ``str_replace``,
+#: ``update_reservation``, ``git_commit``).
+_MUTATING_TOOL = re.compile(
+    r"(?:^|[_\-.\s])(?:edit|write|patch|replace|create|delete|remove|rename|move|apply|update|insert|set|"
+    r"put|post|commit|save|upsert|modify|cancel|book|append)(?:$|[_\-.\s])",
+    re.IGNORECASE,
+)
+#: Shell commands that change files or installed state: output redirection into a file, in-place
+#: editors, file-system changes, package installs, version-control writes, patch application.
+_MUTATING_SHELL = re.compile(
+    r"(?:^|[;&|(]\s*|\s)(?:sed\s+-i|perl\s+-[a-z]*i|tee\b|cp\b|mv\b|rm\b|mkdir\b|touch\b|chmod\b|ln\b|patch\b|"
+    r"pip3?\s+install|npm\s+install|apt(?:-get)?\s+install|git\s+(?:apply|checkout|commit|restore|reset|stash|am|mv|rm)|"
+    r"kubectl\s+(?:apply|patch|delete|create|rollout\s+restart|scale)|terraform\s+apply)\b|[^>&2]>>?\s*[\w./~\"']",
+)
+
+
+def is_mutation(step: Step) -> bool:
+    """Whether ``step`` changed the world its later checks look at: files reported changed, a
+    tool whose name says it writes (``edit_file``, ``apply_patch``, ``update_order``), or a
+    shell command that writes (redirection into a file, ``sed -i``, ``mv``, ``pip install``,
+    ``git checkout`` …). A failed call changed nothing.
+
+    This is what makes a re-run check *verification* rather than a repeat: the same passing
+    result after an edit confirms the edit (issue 11, "verification between edits").
+    """
+    if step.progress.files_changed:
+        return True
+    if step.tool is None or is_error(step):
+        return False
+    if _MUTATING_TOOL.search(step.tool):
+        return True
+    return bool(_MUTATING_SHELL.search(step.args)) if step.args else False
 
 
 def is_error(step: Step) -> bool:
@@ -189,8 +233,9 @@ class ProgressSignals:
     error
         Whether the call failed.
     error_count
-        Occurrences of the same error (tool + skeleton) since the last progress or the tool's
-        last success, this one included (0 when no error).
+        Occurrences of the same error (tool + skeleton) in the last ``2 * window`` steps, since
+        the last progress or the last success of a close variant of the failing call
+        (:data:`RECOVERY_SIMILARITY`), this one included (0 when no error, or an empty one).
     error_text
         The error skeleton (None when no error).
     result_novel
@@ -215,6 +260,18 @@ class ProgressSignals:
         same tool, arguments with a character 4-gram Jaccard of at least ``RECOVERY_SIMILARITY`` to the last
         failed call of that tool): an inferred progress marker, the retried edit finally
         applied. A different command of a generic tool (``bash``) succeeding is not recovery.
+    error_novel
+        True when the call failed with an error (tool + skeleton) this run had never seen: a
+        new error is a new fact (the next missing dependency, a fix that moved the failure),
+        whoever else repeats.
+    mutations
+        Successful mutations (:func:`is_mutation`) before this step in the run (int >= 0):
+        two observations with the same count saw the same world.
+    result_digest
+        Digest of the normalised result (volatile values masked), or None without a result.
+    call_seen
+        The same call (tool and canonical arguments, volatile values masked) was made earlier
+        in the run: a re-query (whatever it returns).
     """
 
     signature: str | None = None
@@ -231,6 +288,10 @@ class ProgressSignals:
     oscillation: int = 0
     state: tuple[int | None, int | None] | None = None
     recovered: bool = False
+    error_novel: bool = False
+    mutations: int = 0
+    result_digest: str | None = None
+    call_seen: bool = False
 
 
 class ProgressTracker:
@@ -246,11 +307,15 @@ class ProgressTracker:
         if window < 2:
             raise ValueError(f"window must be >= 2, got {window}")
         self.window = window
-        self._signatures: deque[str | None] = deque(maxlen=window)
+        self._signatures: deque[tuple[str | None, int, bool]] = deque(maxlen=window)
+        self._epoch = 0  # successful mutations so far: a check re-run after one is verification
+        self._mutators: deque[str | None] = deque(maxlen=window)  # signatures of the last mutations
         self._outcomes: deque[str | None] = deque(maxlen=window)
         self._recent: deque[str | None] = deque(maxlen=12)
         self._streak = 0
-        self._errors: dict[tuple[str, str], int] = {}
+        self._errors: dict[tuple[str, str], deque[int]] = {}  # error -> steps it occurred at
+        self._step = 0
+        self._error_args: dict[tuple[str, str], str] = {}  # the last failing call's arguments per error
         self._results: set[str] = set()
         self._best_passed: int | None = None
         self._best_failed: int | None = None
@@ -259,6 +324,8 @@ class ProgressTracker:
         self._oscillation = 0
         self._last_state: tuple[int | None, int | None] | None = None
         self._failed_args: dict[str, str] = {}
+        self._seen_errors: set[str] = set()
+        self._seen_calls: set[str] = set()
 
     def _is_progress(self, step: Step) -> bool:
         """A new best test count or a metric value never seen in the run."""
@@ -280,6 +347,15 @@ class ProgressTracker:
             self._metrics.add(p.metric)
         return improved
 
+    def _unchanged_since(self, epoch: int, sig: str | None) -> bool:
+        """No mutation since ``epoch`` but (repeats of) the call ``sig`` itself: a call that
+        is its own mutation (the same edit applied again) does not make itself verification."""
+        since = self._epoch - epoch
+        if since == 0:
+            return True
+        recent = list(self._mutators)[-since:] if since <= len(self._mutators) else None
+        return recent is not None and all(m == sig for m in recent)
+
     def _cycle_period(self) -> int | None:
         seq = list(self._recent)
         for p in range(2, 7):
@@ -294,12 +370,14 @@ class ProgressTracker:
 
     def update(self, step: Step) -> ProgressSignals:
         """Judge ``step`` against the run so far, then record it."""
+        self._step += 1
         progress = self._is_progress(step)
         if progress:
             self._signatures.clear()
             self._outcomes.clear()
             self._recent.clear()
             self._errors.clear()
+            self._error_args.clear()
             self._states.clear()
             self._oscillation = 0
         state = None
@@ -314,31 +392,65 @@ class ProgressTracker:
             self._last_state = state
 
         sig = tool_signature(step)
+        error = step.tool is not None and is_error(step)
         repeat_count = 0
         repeat_lag = None
         if sig is not None:
-            hits = [lag for lag, s in enumerate(reversed(self._signatures), start=1) if s == sig]
+            # the same call with the same result again; across a successful mutation only a
+            # failure counts (the same passing check after an edit confirms the edit, the same
+            # error after an edit says the edit changed nothing that matters)
+            hits = [
+                lag
+                for lag, (s, epoch, failed) in enumerate(reversed(self._signatures), start=1)
+                if s == sig and ((failed and error) or self._unchanged_since(epoch, sig))
+            ]
             repeat_count = 1 + len(hits)
             repeat_lag = hits[0] if hits else None
             self._streak = self._streak + 1 if self._recent and self._recent[-1] == sig else 1
         else:
             self._streak = 0
-        self._signatures.append(sig)
+        self._signatures.append((sig, self._epoch, error))
+        epoch_before = self._epoch
+        call_seen = False
+        if step.tool is not None:
+            call = _digest(json.dumps([step.tool, canonical_args(step.args)]))
+            call_seen = call in self._seen_calls
+            if len(self._seen_calls) < MAX_ERRORS:
+                self._seen_calls.add(call)
         self._recent.append(sig)
+        if is_mutation(step):
+            self._epoch += 1
+            self._mutators.append(sig)
 
-        error = step.tool is not None and is_error(step)
         error_count = 0
         error_text = None
-        if error and step.result is not None:
+        error_novel = False
+        if error and step.result is not None and step.result.strip():
+            # an empty failure (``grep`` finding nothing: exit 1, no output) is an empty answer,
+            # counted by ``same_outcome``, not an error with an identity that can repeat
             error_text = error_skeleton(step.result)
             key = (step.tool or "", error_text)
-            error_count = self._errors.get(key, 0) + 1
-            self._errors[key] = error_count
+            seen = _digest("\x00".join(key))
+            error_novel = seen not in self._seen_errors
+            if len(self._seen_errors) < MAX_ERRORS:
+                self._seen_errors.add(seen)
+            # a retry loop is a burst: occurrences further back than ``2 * window`` steps (the
+            # same environment error met again in another phase of a long run) do not count
+            seen_at = self._errors.setdefault(key, deque(maxlen=2 * self.window))
+            seen_at.append(self._step)
+            error_count = sum(1 for at in seen_at if self._step - at < 2 * self.window)
+            self._error_args[key] = step.args
         recovered = False
         if not error and step.tool is not None and step.result is not None:
-            # a success of this tool ends its failure streaks
-            for key in [k for k in self._errors if k[0] == step.tool]:
-                del self._errors[key]
+            # a success ends the failure streaks of the calls it is a close variant of (the
+            # failing call, retried with a correction, now works); another command of the same
+            # tool succeeding (an edit between two runs of a failing check, a search between
+            # two attempts) ends nothing: the same error after it is the same failure
+            for key in [
+                k for k, args in self._error_args.items() if k[0] == step.tool and _args_similarity(args, step.args) >= RECOVERY_SIMILARITY
+            ]:
+                self._errors.pop(key, None)
+                del self._error_args[key]
             failed = self._failed_args.pop(step.tool, None)
             recovered = failed is not None and _args_similarity(failed, step.args) >= RECOVERY_SIMILARITY
         elif error and step.tool is not None:
@@ -351,7 +463,9 @@ class ProgressTracker:
             digest = _digest(norm)
             novel = digest not in self._results
             self._results.add(digest)
-            if error or not norm.strip():
+            # a failure, or an empty answer; an empty result the harness reported as a success
+            # is an acknowledgement (a write, a move), not an answer that found nothing
+            if error or (not norm.strip() and step.status is not ToolStatus.OK):
                 outcome = _digest((error_text or "") if error else "")
         same_outcome = 0
         if outcome is not None:
@@ -372,4 +486,8 @@ class ProgressTracker:
             oscillation=self._oscillation if state is not None else 0,
             state=state,
             recovered=recovered,
+            error_novel=error_novel,
+            mutations=epoch_before,
+            result_digest=None if norm is None else _digest(norm),
+            call_seen=call_seen,
         )

@@ -123,6 +123,8 @@ class SemanticTracker:
         self.config = config
         self._history: deque[tuple[np.ndarray | None, np.ndarray | None]] = deque(maxlen=config.window)
         self._test = calibrated_test(config)
+        self._new_facts = False
+        self._judged = True
 
     def reset_evidence(self) -> None:
         """Forget accumulated stall evidence (called on a progress marker)."""
@@ -135,13 +137,26 @@ class SemanticTracker:
         return (b.center, b.scale) if b.ready else None
 
     def update(
-        self, text_vec: np.ndarray | None, obs_vec: np.ndarray | None, *, structural: bool = False
+        self,
+        text_vec: np.ndarray | None,
+        obs_vec: np.ndarray | None,
+        *,
+        structural: bool = False,
+        new_facts: bool = False,
+        judged: bool = True,
     ) -> SemanticSignals:
         """Judge one step's vectors against the window, then add them.
 
         ``structural`` marks a step already known to repeat (an identical tool signature); it
-        is judged but never learned as normal movement.
+        is judged but never learned as normal movement. ``new_facts`` marks a step that brought
+        facts new to the run: evidence against a stall, learned as normal movement
+        (:meth:`~plateau.detect.calibrated.CalibratedStallTest.update`). ``judged=False``
+        (an acknowledged action: a write the environment confirmed without output) keeps the
+        step in the window but gives the calibrated test no sample: an acknowledgement is
+        neither evidence of a stall nor of new facts.
         """
+        self._new_facts = new_facts and not structural
+        self._judged = judged
         cur = (text_vec, obs_vec)
         if text_vec is None and obs_vec is None:
             return self._signals(None, None, None, None, None, structural=True)
@@ -177,7 +192,7 @@ class SemanticTracker:
         structural: bool,
     ) -> SemanticSignals:
         near_dup = novelty is not None and novelty < self.config.near_duplicate_eps
-        if novelty is None:
+        if novelty is None or not (self._judged or near_dup):
             b = self.baseline
             return SemanticSignals(
                 delta=delta,
@@ -188,7 +203,7 @@ class SemanticTracker:
                 baseline_center=None if b is None else b[0],
                 baseline_scale=None if b is None else b[1],
             )
-        result = self._test.update(novelty, informative=not (structural or near_dup))
+        result = self._test.update(novelty, informative=not (structural or near_dup), new_facts=self._new_facts and not near_dup)
         b = self.baseline
         return SemanticSignals(
             delta=delta,

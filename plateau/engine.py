@@ -416,7 +416,7 @@ class Engine:
             a.information.reset_evidence()
             a.near_dup_streak = 0
         acknowledged = step.status is ToolStatus.OK and step.tool is not None and not (step.result or "").strip()
-        recurrence, _ = a.memory.recall(text_vec, obs_vec, mutations=prog.mutations, digest=prog.result_digest)
+        recurrence, _ = a.memory.recall(text_vec, obs_vec, mutations=prog.mutations, digest=prog.result_digest, failed=prog.error)
         info = a.information.update(
             step.text,
             step.result,
@@ -432,11 +432,12 @@ class Engine:
         mem = a.memory.update(
             text_vec,
             obs_vec,
-            has_result=bool((step.result or "").strip()),
+            has_result=bool((step.result or "").strip()) and not prog.mutated,
             new_facts=info.new_facts,
             mutations=prog.mutations,
             digest=prog.result_digest,
             requery=prog.call_seen,
+            failed=prog.error,
         )
         talk = a.talk.update(called=step.tool is not None, user_brought_facts=info.user_terms >= NEW_FACT_TERMS)
         sem = a.semantic.update(

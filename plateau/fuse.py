@@ -160,6 +160,10 @@ def _call_thresholds(
         return prog.streak, config.poll_steer, config.poll_trip, "with no change although repetition was asked for"
     if result_kind == "waiting":
         return prog.streak, config.poll_steer, config.poll_trip, "while waiting, with no new output"
+    if prog.masked_only:
+        # waiting is legitimate while it is bounded: what changed (a clock, a counter) says
+        # something moves, not what; the poll bounds apply to the streak
+        return prog.streak, config.poll_steer, config.poll_trip, "while only timestamps or counters changed"
     return prog.repeat_count, config.repeat_steer, config.repeat_trip, ""
 
 

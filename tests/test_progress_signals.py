@@ -68,13 +68,23 @@ def test_repeat_and_error_counts_climb_then_reset_on_progress() -> None:
     assert (after.repeat_count, after.error_count) == (1, 1)
 
 
-def test_success_of_a_tool_ends_its_error_streak() -> None:
-    """A successful call of the same tool resets that tool's error count."""
+def test_success_of_a_close_variant_ends_its_error_streak() -> None:
+    """The failing call, retried with a local correction, succeeding resets that error's count."""
+    tracker = ProgressTracker(window=8)
+    tracker.update(_failing(0))
+    tracker.update(_failing(1))
+    tracker.update(Step(index=2, tool="replace", args={"old": "timeout: 30", "new": "timeout: 60", "count": 3}, result="Edited 3 lines"))
+    assert tracker.update(_failing(3)).error_count == 1
+
+
+def test_success_of_another_call_of_the_tool_does_not_end_the_error_streak() -> None:
+    """Another call of the same tool succeeding (an edit elsewhere) says nothing about the
+    failing one: the same error after it is the same failure (issue 11)."""
     tracker = ProgressTracker(window=8)
     tracker.update(_failing(0))
     tracker.update(_failing(1))
     tracker.update(Step(index=2, tool="replace", args={"old": "a"}, result="Edited 1 file"))
-    assert tracker.update(_failing(3)).error_count == 1
+    assert tracker.update(_failing(3)).error_count == 3
 
 
 def test_a_poller_whose_output_changes_does_not_repeat() -> None:

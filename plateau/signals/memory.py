@@ -126,16 +126,23 @@ class RunMemory:
 
 
     def recall(
-        self, text_vec: np.ndarray | None, obs_vec: np.ndarray | None, *, mutations: int = 0, digest: str | None = None
+        self,
+        text_vec: np.ndarray | None,
+        obs_vec: np.ndarray | None,
+        *,
+        mutations: int = 0,
+        digest: str | None = None,
+        failed: bool = False,
     ) -> tuple[float | None, float | None]:
         """``(result_recurrence, text_recurrence)`` of a step against the memory (nothing stored).
 
         An earlier observation made before a later mutation of the world (``mutations`` counts
         them, :attr:`plateau.signals.progress.ProgressSignals.mutations`) is compared only when
-        the result is the same text (``digest`` of the normalised result): a check that shows
-        the change an edit made is verification, the same error after the edit is recurrence.
+        this step ``failed`` with the same text (``digest`` of the normalised result): a check
+        after an edit that passes, or shows the change, is verification; the same error after
+        the edit is recurrence.
         """
-        same_world = [v for v, epoch, d in self._obs if epoch == mutations or (digest is not None and d == digest)]
+        same_world = [v for v, epoch, d in self._obs if epoch == mutations or (failed and digest is not None and d == digest)]
         return _max_cos(obs_vec, same_world), _max_cos(text_vec, list(self._text))
 
     def update(
@@ -148,17 +155,19 @@ class RunMemory:
         mutations: int = 0,
         digest: str | None = None,
         requery: bool = False,
+        failed: bool = False,
     ) -> MemorySignals:
         """Judge one step against the memory, then remember it.
 
-        ``has_result`` says whether the step has a non-empty tool result (only those count
-        toward ``results`` and ``recurrent``); ``new_facts`` is passed through from
+        ``has_result`` says whether the step has a non-empty tool result that answers a
+        question (only those count toward ``results`` and ``recurrent``; the engine passes
+        False for a mutation, whose result acknowledges an action); ``new_facts`` is passed through from
         :class:`~plateau.signals.information.InformationSignals`; ``mutations`` and ``digest``
         as in :meth:`recall`. ``requery`` marks a call made before with the same arguments
         (:attr:`plateau.signals.progress.ProgressSignals.call_seen`): its answer recurs from
         ``REQUERY_RESULT`` on (a metric read again reads alike with new numbers).
         """
-        rr, tr = self.recall(text_vec, obs_vec, mutations=mutations, digest=digest)
+        rr, tr = self.recall(text_vec, obs_vec, mutations=mutations, digest=digest, failed=failed)
         if obs_vec is not None:
             self._obs.append((obs_vec, mutations, digest))
         if text_vec is not None:

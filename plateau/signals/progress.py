@@ -184,7 +184,28 @@ def is_mutation(step: Step) -> bool:
         return False
     if _MUTATING_TOOL.search(step.tool):
         return True
-    return bool(_MUTATING_SHELL.search(step.args)) if step.args else False
+    return any(_MUTATING_SHELL.search(text) for text in _strings(step.args))
+
+
+def _strings(args_json: str) -> list[str]:
+    """The string values of a JSON object of arguments (a command line, a script), or the text."""
+    if not args_json:
+        return []
+    try:
+        value = json.loads(args_json)
+    except ValueError:
+        return [args_json]
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return out
 
 
 def is_error(step: Step) -> bool:
@@ -272,6 +293,13 @@ class ProgressSignals:
     call_seen
         The same call (tool and canonical arguments, volatile values masked) was made earlier
         in the run: a re-query (whatever it returns).
+    masked_only
+        The call repeats the previous one (``streak >= 2``) and its raw result differs from
+        the previous one's only in what masking removes (a timestamp, an elapsed-time
+        counter, an id): a poller waiting on something that moves, bounded like one.
+    mutated
+        The step changed the world (:func:`is_mutation`): its result acknowledges an action
+        rather than answering a question.
     """
 
     signature: str | None = None
@@ -292,6 +320,8 @@ class ProgressSignals:
     mutations: int = 0
     result_digest: str | None = None
     call_seen: bool = False
+    masked_only: bool = False
+    mutated: bool = False
 
 
 class ProgressTracker:
@@ -313,6 +343,7 @@ class ProgressTracker:
         self._outcomes: deque[str | None] = deque(maxlen=window)
         self._recent: deque[str | None] = deque(maxlen=12)
         self._streak = 0
+        self._last_raw: str | None = None
         self._errors: dict[tuple[str, str], deque[int]] = {}  # error -> steps it occurred at
         self._step = 0
         self._error_args: dict[tuple[str, str], str] = {}  # the last failing call's arguments per error
@@ -407,8 +438,14 @@ class ProgressTracker:
             repeat_count = 1 + len(hits)
             repeat_lag = hits[0] if hits else None
             self._streak = self._streak + 1 if self._recent and self._recent[-1] == sig else 1
+            raw = None if step.result is None else _digest(step.result)
+            # the same signature, yet the raw result moved: only what masking removes (a
+            # timestamp, an elapsed-time counter, an id) changed; a poller waiting
+            masked_only = self._streak >= 2 and raw != self._last_raw
+            self._last_raw = raw
         else:
             self._streak = 0
+            masked_only = False
         self._signatures.append((sig, self._epoch, error))
         epoch_before = self._epoch
         call_seen = False
@@ -418,7 +455,8 @@ class ProgressTracker:
             if len(self._seen_calls) < MAX_ERRORS:
                 self._seen_calls.add(call)
         self._recent.append(sig)
-        if is_mutation(step):
+        mutated = is_mutation(step)
+        if mutated:
             self._epoch += 1
             self._mutators.append(sig)
 
@@ -490,4 +528,6 @@ class ProgressTracker:
             mutations=epoch_before,
             result_digest=None if norm is None else _digest(norm),
             call_seen=call_seen,
+            masked_only=masked_only,
+            mutated=mutated,
         )

@@ -1,0 +1,200 @@
+"""The kinds of behaviour real runs showed (issue 11): work that looks repetitive must not trip,
+stalls without a byte-identical repeat must.
+
+Seeded synthetic runs on the deterministic test embedder, each with the exact step where a
+verdict must (or must not) appear; a property over runs whose every step brings new facts; and
+the real runs in ``../shared/data/real-runs`` replayed on the real model (no run that finished
+or succeeded may be tripped).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from plateau.embed import HashingEmbedder
+from plateau.engine import Engine
+from plateau.signals.progress import is_mutation
+from plateau.types import Step
+from tests.conftest import shared_path
+
+NAMES = [f"{a}{b}{c}" for a in ("kor", "vel", "san", "mip", "tor", "bal") for b in ("an", "et", "ol", "ur") for c in ("ix", "da", "mo")]
+
+
+def _actions(steps: list[Step]) -> list[str]:
+    engine = Engine(embedder=HashingEmbedder())
+    return [engine.observe("r", s).action.value for s in steps]
+
+
+def _explore(rng: random.Random, n: int) -> list[Step]:
+    """``n`` reads of different files, each answering with new identifiers (a warm-up)."""
+    return [
+        Step(index=i, text=f"Reading module {i} to see how it fits together.", tool="read_file",
+             args={"path": f"src/mod_{i}.py"}, result="def " + ", ".join(rng.sample(NAMES, 8)), status="ok")
+        for i in range(n)
+    ]
+
+
+def test_the_same_passing_check_after_edits_to_different_files_never_trips() -> None:
+    """Verification between edits: edit file k, run the suite, the same "87 passed" every time."""
+    rng = random.Random(7)
+    steps = _explore(rng, 4)
+    for k in range(8):
+        i = len(steps)
+        steps.append(Step(index=i, text=f"Migrating utcnow() in module {k}.", tool="edit_file",
+                          args={"path": f"src/job_{k}.py", "old": "utcnow()", "new": "now(UTC)"},
+                          result="Replaced 1 occurrence", status="ok"))
+        steps.append(Step(index=i + 1, text=f"Running the tests after module {k}.", tool="bash",
+                          args={"command": "pytest -q"}, result="87 passed in 3.1s", status="ok"))
+    assert "trip" not in _actions(steps)
+    assert "steer" not in _actions(steps)
+
+
+def test_the_same_failing_check_after_every_edit_trips_at_its_fourth_occurrence() -> None:
+    """Edits to different files succeed, yet the same error comes back: the edits change nothing
+    that matters, so they do not reset the evidence (steer at the 3rd error, trip at the 4th)."""
+    rng = random.Random(8)
+    steps = _explore(rng, 4)
+    error = "error: Argument 1 to \"send\" has incompatible type \"str\"; expected \"bytes\"  [arg-type]\nFound 1 error in 1 file"
+    for k in range(5):
+        i = len(steps)
+        steps.append(Step(index=i, text=f"Trying a cast in module {k}.", tool="bash",
+                          args={"command": f"sed -i 's/send(msg)/send(bytes(msg))/' src/notify_{k}.py"}, result="", status="ok"))
+        steps.append(Step(index=i + 1, text=f"Checking types again (attempt {k + 1}).", tool="bash",
+                          args={"command": "mypy --strict src/"}, result=error, status="error"))
+    actions = _actions(steps)
+    checks = [i for i, s in enumerate(steps) if "mypy" in s.args]
+    assert actions[checks[1]] == "continue"
+    assert actions[checks[2]] == "steer"
+    assert actions[checks[3]] == "trip"
+
+
+def test_retries_interleaved_with_other_steps_and_drifting_arguments_trip() -> None:
+    """The same byte-identical error from a call whose flags drift, with a search and a note
+    between attempts: the searches' successes do not end the failure (they are other calls)."""
+    rng = random.Random(9)
+    steps = _explore(rng, 4)
+    error = 'Error from server (NotFound): the server could not find the requested resource (post certificates.cert-manager.io)'
+    flags = ["", " --validate=false", " --server-side", " --force", " --server-side --force-conflicts"]
+    for k, flag in enumerate(flags):
+        i = len(steps)
+        steps.append(Step(index=i, text=f"Applying the certificate (attempt {k + 1}).", tool="bash",
+                          args={"command": f"kubectl apply -f cert.yaml{flag}"}, result=error, status="error"))
+        steps.append(Step(index=i + 1, text="Searching for the cause.", tool="web_search",
+                          args={"query": f"cert-manager NotFound certificates {rng.choice(NAMES)}"},
+                          result="; ".join(rng.sample(NAMES, 6)), status="ok"))
+    actions = _actions(steps)
+    attempts = [i for i, s in enumerate(steps) if "kubectl" in s.args]
+    assert actions[attempts[2]] == "steer"
+    assert actions[attempts[3]] == "trip"
+
+
+def test_a_retry_that_succeeds_after_two_failures_is_recovery() -> None:
+    """Two timeouts, then the same call with a longer timeout works: never a trip."""
+    rng = random.Random(10)
+    steps = _explore(rng, 4)
+    for k in range(2):
+        steps.append(Step(index=len(steps), text=f"terraform init timed out, retrying ({k + 1}).", tool="bash",
+                          args={"command": "terraform init -input=false"},
+                          result="Error: Failed to query available provider packages: net/http: TLS handshake timeout",
+                          status="error"))
+    steps.append(Step(index=len(steps), text="Retrying with a longer timeout.", tool="bash",
+                      args={"command": "terraform init -input=false -lock-timeout=120s"},
+                      result="Terraform has been successfully initialized!", status="ok"))
+    steps += [Step(index=len(steps) + j, text=f"Planning stage {j}.", tool="bash", args={"command": f"terraform plan -target=module.s{j}"},
+                   result="Plan: " + ", ".join(rng.sample(NAMES, 5)), status="ok") for j in range(4)]
+    assert "trip" not in _actions(steps)
+
+
+def test_waiting_whose_result_moves_only_in_a_timestamp_is_bounded_by_the_poll_limits() -> None:
+    """A poller whose output changes only in what masking removes is waiting: it passes the
+    repeat limits (3, 4) and is steered at ``poll_steer`` (8) and tripped at ``poll_trip`` (16)."""
+    steps = _explore(random.Random(11), 3)
+    for k in range(18):
+        steps.append(Step(index=len(steps), text="Checking the rollout again.", tool="kubectl",
+                          args={"command": "kubectl rollout status deploy/checkout"},
+                          result=f"Waiting for deployment \"checkout\" rollout to finish: 2 of 3 updated replicas are available "
+                                 f"(checked 2024-06-11T14:{10 + k:02d}:07Z)", status="ok"))
+    actions = _actions(steps)
+    polls = list(range(3, len(steps)))
+    assert all(a == "continue" for a in actions[polls[0] : polls[6]])
+    assert actions[polls[7]] == "steer"
+    assert actions[polls[15]] == "trip"
+
+
+def test_talk_instead_of_action_steers_at_the_third_turn_and_trips_at_the_sixth() -> None:
+    """A tool-using agent that keeps claiming it acted, with no call and nothing new from the user."""
+    steps = _explore(random.Random(12), 4)
+    claims = ["I've updated the reservation to the 14th.", "The change is saved in our system now.",
+              "Everything has been updated as requested.", "Your booking now shows the new date.",
+              "I have applied the modification for you.", "The record is updated and confirmed.",
+              "All set: the new date is stored."]
+    for k, claim in enumerate(claims):
+        steps.append(Step(index=len(steps), text=claim, user="ok" if k else None))
+    actions = _actions(steps)
+    assert actions[4:6] == ["continue", "continue"]
+    assert actions[6] == "steer"
+    assert actions[9] == "trip"
+
+
+def test_a_user_who_brings_new_facts_keeps_a_conversation_going() -> None:
+    """Talk turns answered by a user with new facts each time are a conversation, not a stall."""
+    rng = random.Random(13)
+    steps = _explore(rng, 3)
+    for k in range(10):
+        told = rng.sample(NAMES, 5)
+        steps.append(Step(index=len(steps), text=f"Noted. How does {told[0]} relate to step {k} of the plan?", user=" ".join(told)))
+    assert "trip" not in _actions(steps)
+
+
+def test_is_mutation_reads_tools_commands_and_markers() -> None:
+    """Writes are mutations (edit tools, redirection, sed -i, installs); reads and failures are not."""
+    assert is_mutation(Step(index=0, text="", tool="edit_file", args={"path": "a.py"}, result="ok"))
+    assert is_mutation(Step(index=0, text="", tool="bash", args={"command": "cat > t.py << 'EOF'\nx\nEOF"}, result=""))
+    assert is_mutation(Step(index=0, text="", tool="bash", args={"command": "sed -i 's/a/b/' x.py"}, result=""))
+    assert is_mutation(Step(index=0, text="", tool="bash", args={"command": "pip install pytz -q"}, result=""))
+    assert not is_mutation(Step(index=0, text="", tool="bash", args={"command": "grep -n foo x.py 2>/dev/null"}, result="1: foo"))
+    assert not is_mutation(Step(index=0, text="", tool="read_file", args={"path": "a.py"}, result="x = 1"))
+    assert not is_mutation(Step(index=0, text="", tool="edit_file", args={"path": "a.py"}, result="Error: no match", status="error"))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(10, 40),
+    template=st.sampled_from(["Next item.", "Now checking the next one.", "Continuing."]),
+)
+def test_a_run_whose_every_step_brings_new_facts_never_trips(seed: int, n: int, template: str) -> None:
+    """However formulaic the narration, a run whose every answer names things new to the run
+    (a batch over fresh records) is never tripped."""
+    rng = random.Random(seed)
+    steps = [
+        Step(index=i, text=template, tool="lookup", args={"id": f"rec-{i}"},
+             result="; ".join(f"{w}-{rng.randrange(10_000)}" for w in rng.sample(NAMES, 6)) + f" owner={rng.choice(NAMES)}{i}")
+        for i in range(n)
+    ]
+    assert "trip" not in _actions(steps)
+
+
+@pytest.mark.model
+def test_real_runs_that_finished_or_succeeded_are_never_tripped(real_cached) -> None:  # type: ignore[no-untyped-def]
+    """The 23 finished SWE-bench runs and the 53 successful tau-bench runs in
+    ``../shared/data/real-runs``: no trip, and at most 5% of their steps steered."""
+    from plateau.replay import load_runs
+
+    runs = [r for r in load_runs([shared_path("data", "real-runs")]) if r.outcome in ("finished", "succeeded")]
+    assert len(runs) == 76
+    engine = Engine(embedder=real_cached)
+    steered = total = 0
+    tripped = []
+    for n, run in enumerate(runs):
+        actions = [engine.observe(f"real-{n}", Step.from_dict(s, i), run.context).action.value for i, s in enumerate(run.steps)]
+        if "trip" in actions:
+            tripped.append(f"{run.id}@{actions.index('trip')}")
+        steered += actions.count("steer")
+        total += len(actions)
+    assert tripped == []
+    assert steered / total <= 0.05

@@ -62,6 +62,22 @@ class Config:
         poller's "no new output", "still running") or when the user asked for repetition
         without a bound (ints, 2 <= steer < trip). Waiting on something external is
         legitimate for a while, so these are larger than ``repeat_*``. Defaults 8 and 16.
+    denial_steer, denial_trip
+        Occurrences of a call the user denied (its result reads as a denial,
+        :meth:`plateau.signals.intent.IntentReader.result_kind`) that steer / trip (ints, 2 <=
+        steer < trip). Defaults 2 and 3: the user has already said no, so asking again is
+        steered at once and the third ask trips (Cline's repeated-denied-command loop).
+    requested_steer_slack, requested_trip_slack, requested_trip_factor
+        A user who asked for ``N`` repetitions ("run it 8 times") excuses ``N`` identical
+        calls in a row: the streak steers past ``N + requested_steer_slack`` and trips at
+        ``max(requested_trip_factor * N, N + requested_trip_slack)`` (ints >= 1, factor >= 1).
+        Defaults 2, 4 and 2: a count is read loosely (the first call may not count, a retry
+        may be needed), and ten times the asked count is never excused.
+    same_outcome_steer, same_outcome_trip
+        Varied calls in the window that come back with the same error that steer / trip
+        (``tool.same_outcome``; ints, 2 <= steer < trip). Defaults 4 and 6, one and two more
+        than ``repeat_steer`` / ``repeat_trip``: different calls failing alike are weaker
+        evidence than the same call failing again (the same empty answer only ever steers).
     phatic_steer, phatic_trip
         Consecutive steps without a tool call that only exchange courtesies (thanks, you're
         welcome, goodbye; :meth:`plateau.signals.intent.IntentReader.is_phatic`) that steer /
@@ -142,6 +158,13 @@ class Config:
     repeat_trip: int = 4
     poll_steer: int = 8
     poll_trip: int = 16
+    denial_steer: int = 2
+    denial_trip: int = 3
+    requested_steer_slack: int = 2
+    requested_trip_slack: int = 4
+    requested_trip_factor: int = 2
+    same_outcome_steer: int = 4
+    same_outcome_trip: int = 6
     phatic_steer: int = 3
     phatic_trip: int = 5
     talk_steer: int = 3
@@ -184,6 +207,13 @@ class Config:
         need("repeat_trip", self.repeat_trip > self.repeat_steer, "must be > repeat_steer")
         need("poll_steer", self.poll_steer >= 2, "must be >= 2")
         need("poll_trip", self.poll_trip > self.poll_steer, "must be > poll_steer")
+        need("denial_steer", self.denial_steer >= 2, "must be >= 2")
+        need("denial_trip", self.denial_trip > self.denial_steer, "must be > denial_steer")
+        need("requested_steer_slack", self.requested_steer_slack >= 1, "must be >= 1")
+        need("requested_trip_slack", self.requested_trip_slack > self.requested_steer_slack, "must be > requested_steer_slack")
+        need("requested_trip_factor", self.requested_trip_factor >= 1, "must be >= 1")
+        need("same_outcome_steer", self.same_outcome_steer >= 2, "must be >= 2")
+        need("same_outcome_trip", self.same_outcome_trip > self.same_outcome_steer, "must be > same_outcome_steer")
         need("phatic_steer", self.phatic_steer >= 2, "must be >= 2")
         need("phatic_trip", self.phatic_trip > self.phatic_steer, "must be > phatic_steer")
         need("talk_steer", self.talk_steer >= 2, "must be >= 2")

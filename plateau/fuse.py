@@ -145,18 +145,21 @@ def _call_thresholds(
 ) -> tuple[int, int, int, str]:
     """The count and steer/trip thresholds that apply to this step's identical-call evidence.
 
-    Returns ``(count, steer_at, trip_at, why)``. A waiting result (a poller) or a request for
-    repetition counts the consecutive streak against the larger poll thresholds (bounded by
-    the requested count when the request names one: a request to repeat N times steers past
-    N + 2 and trips at max(2N, N + 4)); a call the user denied steers at its 2nd and trips at
-    its 3rd occurrence; anything else uses ``repeat_steer``/``repeat_trip`` over the window.
+    Returns ``(count, steer_at, trip_at, why)``. A waiting result (a poller), a result that
+    moved only in what masking removes, or a request for repetition counts the consecutive
+    streak against the poll thresholds (bounded by the requested count when the request names
+    one: ``requested_*`` in :class:`~plateau.config.Config`); a call the user denied uses
+    ``denial_steer`` / ``denial_trip``; anything else ``repeat_steer`` / ``repeat_trip`` over
+    the window.
     """
     if result_kind == "denial":
-        return max(prog.repeat_count, prog.error_count), 2, 3, "the user denied it"
+        return max(prog.repeat_count, prog.error_count), config.denial_steer, config.denial_trip, "the user denied it"
     if repetition is not None and repetition.requested:
         if repetition.bound is not None:
             n = repetition.bound
-            return prog.streak, n + 2, max(2 * n, n + 4), f"more often than the {n} times asked for"
+            steer_at = n + config.requested_steer_slack
+            trip_at = max(config.requested_trip_factor * n, n + config.requested_trip_slack)
+            return prog.streak, steer_at, trip_at, f"more often than the {n} times asked for"
         return prog.streak, config.poll_steer, config.poll_trip, "with no change although repetition was asked for"
     if result_kind == "waiting":
         return prog.streak, config.poll_steer, config.poll_trip, "while waiting, with no new output"
@@ -258,7 +261,7 @@ def fuse(
         )
     iterating = info is not None and info.iterating
     if prog.same_outcome_count >= 2 and prog.repeat_count < prog.same_outcome_count and not iterating:
-        same = count_score(prog.same_outcome_count, config.repeat_steer + 1, config.repeat_trip + 2)
+        same = count_score(prog.same_outcome_count, config.same_outcome_steer, config.same_outcome_trip)
         found["tool.same_outcome"] = (
             # the same error is a failure repeating; the same empty answer is ambiguous (an
             # audit where most items are clean answers "nothing" too): it may only steer, and

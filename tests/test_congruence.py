@@ -29,7 +29,14 @@ def _replay(client: Client) -> list:  # type: ignore[type-arg]
         steps = [Step.from_dict(s, i) for i, s in enumerate(run.steps)]
         out.append(list(client.observe_many(run.id, steps, run.context)))
         out.append(client.get_run(run.id))
-    for call in (lambda c: c.get_run("missing"), lambda c: c.observe("", {"index": 0, "text": "x"})):
+    first = _runs()[0].id
+    errors = (
+        lambda c: c.get_run("missing"),  # NOT_FOUND
+        lambda c: c.observe("", {"index": 0, "text": "x"}),  # INVALID_ARGUMENT: run_id
+        lambda c: c.observe(first, {"index": 999, "text": "x"}),  # FAILED_PRECONDITION: a gap
+        lambda c: c.observe(first, {"index": 0, "text": "not what step 0 said"}),  # conflicting re-send
+    )
+    for call in errors:
         try:
             call(client)
         except PlateauError as exc:
@@ -43,6 +50,8 @@ def test_local_and_remote_replays_are_identical() -> None:
     with ServerThread(Engine(embedder=HashingEmbedder())) as server, Client.remote(server.target) as client:
         remote = _replay(client)
     assert len(local) > 4
+    raised = [entry for entry in local if isinstance(entry, tuple)]
+    assert len(raised) == 4, "every error request must raise, on both clients"
     assert local == remote
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import json
 from pathlib import Path
 from typing import Any
@@ -73,9 +74,11 @@ class CountingEmbedder:
         self.inner = HashingEmbedder()
         self.name = "counting"
         self.texts = 0
+        self.seen: collections.Counter[str] = collections.Counter()
 
     def encode(self, texts: Any) -> np.ndarray:
         self.texts += len(texts)
+        self.seen.update(texts)
         return self.inner.encode(texts)
 
 
@@ -140,7 +143,8 @@ def test_compare_runs_every_detector_on_the_same_cases_with_one_embedder() -> No
     # one shared cache: each distinct text reached the embedder once (seed-baseline's texts
     # are the step texts Plateau already embedded)
     distinct = {s["text"] for c in all_cases()[:2] for s in c["input"]}
-    assert emb.texts >= len(distinct)
+    assert distinct <= set(emb.seen)
+    assert max(emb.seen.values()) == 1, "a text reached the embedder twice: the cache is not shared"
     before = emb.texts
     evalrun.compare(all_cases()[:1], ["seed-baseline"], embedder=emb)
     assert emb.texts > before  # a fresh compare gets a fresh cache around a bare embedder

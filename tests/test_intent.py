@@ -64,5 +64,14 @@ def test_the_model_reads_intent(real_cached) -> None:  # type: ignore[no-untyped
     reader = IntentReader(real_cached)
     assert reader.requested_repetition("Deploy it, then check the rollout every 2 minutes until it is healthy.").requested
     assert not reader.requested_repetition("Fix the failing unit test in the date parser.").requested
-    obs = real_cached.encode(["process: (no new output)", "terminal: The user denied this operation.", "bash: 42 passed in 0.81s"])
-    assert [reader.result_kind(v) for v in obs] == ["waiting", "denial", None]
+    obs = real_cached.encode(
+        [
+            "process: no output since the last poll",
+            "check_job: Job 4411 is still running (elapsed 00:14:02)",
+            "terminal: The operator declined to approve running this command.",
+            "shell: Command execution was rejected by the user.",
+            "bash: 42 passed in 0.81s",
+            "read_file: def parse(line): return line.split(',')",
+        ]
+    )
+    assert [reader.result_kind(v) for v in obs] == ["waiting", "waiting", "denial", "denial", None, None]

@@ -14,17 +14,24 @@ threshold). The prototypes are written for kinds of text, not copied from any la
   goodbye) with no task content? Two agents that keep thanking each other after the work is
   done are stuck in a "gratitude loop" (AutoGen issue #254 and FAQ, PR #390).
 
-Measured on all-MiniLM-L6-v2: requests for repetition score 0.50-0.68 against the repetition
-prototypes and other task descriptions 0.0-0.36; a "(no new output)" poll result scores 0.77
-against the waiting prototypes and other tool results at most 0.56; a user denial scores 0.74
-against the denial prototypes and other results at most 0.44. Courtesies written for this
-check (18 of them, none from a labelled case) score 0.40-0.80 against the phatic prototypes
-(14 of 18 at 0.5 or more); messages that thank *and* carry a request or a fact ("Thanks! Could
-you also add a legend?", "Thank you for the report; reproducing the crash now") score at
-most 0.44. Of the 631 other step texts of the step benchmark and the SWE-agent trajectories
-(closing-loop cases left out), two score above 0.5, and both are courtesies ("Thanks all.
-Aligned.", 0.50 and 0.55, at the end of a design chat); the rest score at most 0.44
-(``scripts/calibrate_intent.py`` reproduces these numbers).
+Measured on all-MiniLM-L6-v2 (the observation text ``tool: result`` against the prototypes,
+which were written for kinds of text and are not copied from any labelled case): requests
+for repetition score 0.50-0.68 against the repetition prototypes and other task descriptions
+0.0-0.36. Waiting results worded in ways no prototype uses ("process: (no new output)",
+"check_job: Job 4411 is still running (elapsed 00:14:02)", a JSON ``"state": "RUNNING"``)
+score 0.53-0.61 against the waiting prototypes, and of the 2,944 other tool results of the
+step benchmark, the SWE-agent trajectories and the real runs of ``shared/data`` none that is
+not a waiting state scores above 0.43. Denials in new wordings ("The operator declined to
+approve running this command.", "Command execution was rejected by the user.", "The user
+denied this operation.") score 0.69-0.81 against the denial prototypes and other results at
+most 0.45 (``tests/test_intent.py`` checks new wordings on the model). Courtesies written for
+this check (18 of them, none from a labelled case) score 0.40-0.80 against the phatic
+prototypes (14 of 18 at 0.5 or more); messages that thank *and* carry a request or a fact
+("Thanks! Could you also add a legend?", "Thank you for the report; reproducing the crash
+now") score at most 0.44. Of the 631 other step texts of the step benchmark and the SWE-agent
+trajectories (closing-loop cases left out), two score above 0.5, and both are courtesies
+("Thanks all. Aligned.", 0.50 and 0.55, at the end of a design chat); the rest score at most
+0.44 (``scripts/calibrate_intent.py`` reproduces these numbers).
 Thresholds sit in those gaps.
 """
 
@@ -57,16 +64,16 @@ REPETITION_PROTOTYPES = (
     "Watch the deployment and report when it completes.",
 )
 WAITING_PROTOTYPES = (
-    "(no new output)",
-    "still running, no new output yet",
+    "nothing new was printed since the last check",
+    "still running, no output yet",
     "status: running",
     "the job is still in progress",
     "pending: waiting for the process to finish",
 )
 DENIAL_PROTOTYPES = (
-    "The user denied this operation.",
     "Permission to run this command was refused by the user.",
     "The user rejected this tool call.",
+    "The operation was not approved and did not run.",
 )
 PHATIC_PROTOTYPES = (
     "Thank you very much for your help.",
@@ -84,7 +91,7 @@ PHATIC_PROTOTYPES = (
 #: Cosine to the nearest repetition prototype above which a request asks for repetition.
 REPETITION_THRESHOLD = 0.45
 #: Cosine to the nearest waiting prototype above which a result is a poller's waiting state.
-WAITING_THRESHOLD = 0.6
+WAITING_THRESHOLD = 0.5
 #: Cosine to the nearest denial prototype above which a result is a denial by the user.
 DENIAL_THRESHOLD = 0.6
 

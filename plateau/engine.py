@@ -428,6 +428,7 @@ class Engine:
             acknowledged=acknowledged,
             result_recurrent=is_recurrent(recurrence, requery=prog.call_seen),
             marker=prog.progress or prog.recovered or prog.error_novel,
+            mutation=prog.mutated,
         )
         mem = a.memory.update(
             text_vec,
@@ -441,7 +442,7 @@ class Engine:
         )
         talk = a.talk.update(called=step.tool is not None, user_brought_facts=info.user_terms >= NEW_FACT_TERMS)
         sem = a.semantic.update(
-            text_vec, obs_vec, structural=prog.repeat_count >= 2, new_facts=mem.new_facts, judged=not acknowledged
+            text_vec, obs_vec, structural=prog.repeat_count >= 2, new_facts=mem.new_facts, judged=mem.new_facts or not acknowledged
         )
         # Restatement evidence (near-identical step, verbatim text) is for steps without a tool
         # call. With a call, the call's own evidence decides: it knows pollers, requested

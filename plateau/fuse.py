@@ -266,8 +266,9 @@ def fuse(
             # the same error is a failure repeating; the same empty answer is ambiguous (an
             # audit where most items are clean answers "nothing" too): it may only steer, and
             # a hunt that finds nothing is left to the calibrated thrash test
-            same if prog.error else min(STEER_LEVEL, same),
-            f"{prog.same_outcome_count} different calls in a row came back with the same " + ("error" if prog.error else "empty result"),
+            same if prog.error or (step.result or "").strip() else min(STEER_LEVEL, same),
+            f"{prog.same_outcome_count} different calls came back with the same "
+            + ("error" if prog.error else "answer" if (step.result or "").strip() else "empty result"),
         )
     if prog.oscillation >= 1:
         found["progress.oscillation"] = (

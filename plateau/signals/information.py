@@ -41,12 +41,17 @@ from plateau.signals.progress import normalize_volatile
 from plateau.signals.semantic import calibrated_test
 from plateau.signals.textual import STOP_WORDS, tokenize
 
-__all__ = ["NEW_FACT_TERMS", "InformationSignals", "InformationTracker", "content_terms", "observed_terms"]
+__all__ = ["NEW_FACT_TERMS", "NEW_WRITE_TERMS", "InformationSignals", "InformationTracker", "content_terms", "observed_terms"]
 
 #: Observed terms a result (or new terms a user message) must add to count as new facts. One
 #: term is the noise floor of a re-run (a changed number, a temp name the masks missed); two
 #: are the smallest fact ("7 rows" after "5 rows" adds one term; "7 rows, 2 skipped" two).
 NEW_FACT_TERMS = 2
+#: Content terms a successful mutation's arguments must write that are new to the run for
+#: the step to count as work: one, because the smallest new action is the same change made
+#: in a new place (the next file of a migration adds one term, its path); rewriting a note
+#: with what the run already knows adds none.
+NEW_WRITE_TERMS = 1
 #: Characters of a tool result read for terms (its head; long logs repeat themselves).
 RESULT_CHARS = 3000
 #: Most distinct terms remembered per run (a bound on memory; ~50 bytes each).
@@ -145,7 +150,9 @@ class InformationSignals:
         The step brought facts new to the run: a non-empty tool result with at least
         ``NEW_FACT_TERMS`` observed terms that are words, not bare numbers or quantities
         (``1.93s``, ``61%``: a metric read again is a re-measurement), and no near-identical
-        earlier observation; a fact
+        earlier observation; a successful mutation whose arguments write at least
+        ``NEW_WRITE_TERMS`` content term new to the run (a new file, the same edit in a new
+        place; rewriting a note with what the run already knows is not); a fact
         marker (a progress marker, a recovery, an error the run had never seen); or a user
         message with at least ``NEW_FACT_TERMS`` terms new to the run. The narration never
         counts: a stuck agent keeps wording new guesses. A step with new facts is evidence
@@ -207,6 +214,7 @@ class InformationTracker:
         acknowledged: bool = False,
         result_recurrent: bool = False,
         marker: bool = False,
+        mutation: bool = False,
     ) -> InformationSignals:
         """Count the step's new terms and judge them.
 
@@ -220,6 +228,9 @@ class InformationTracker:
         anything new. A failure with new terms (a fix loop's changing errors) is an answer.
         """
         heard = content_terms(user) - self._terms if user else set()
+        # what a mutation wrote (a new file, a new record) is the agent's work, not an echo
+        wrote = content_terms(normalize_volatile(args or "")) if mutation else set()
+        wrote_new = wrote - self._terms - heard
         if heard and len(self._terms) < MAX_TERMS:
             self._terms |= heard
         said = content_terms(text)
@@ -256,7 +267,9 @@ class InformationTracker:
         # are a re-measurement of something the run already knows about
         named = sum(1 for t in observed if not _NUMBER.fullmatch(t))
         from_world = result is not None and bool(result.strip()) and named >= NEW_FACT_TERMS and not result_recurrent
-        new_facts = marker or from_world or len(heard) >= NEW_FACT_TERMS
+        new_facts = marker or from_world or len(heard) >= NEW_FACT_TERMS or len(wrote_new) >= NEW_WRITE_TERMS
+        if wrote and len(self._terms) < MAX_TERMS:
+            self._terms |= wrote
         self._steps += 1
         if self._steps == 1:  # everything is new on the first step: not a sample of normal gain
             return InformationSignals(

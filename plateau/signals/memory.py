@@ -138,11 +138,11 @@ class RunMemory:
 
         An earlier observation made before a later mutation of the world (``mutations`` counts
         them, :attr:`plateau.signals.progress.ProgressSignals.mutations`) is compared only when
-        this step ``failed`` with the same text (``digest`` of the normalised result): a check
-        after an edit that passes, or shows the change, is verification; the same error after
-        the edit is recurrence.
+        the result is the same text (``digest`` of the normalised result): a re-read that shows
+        the change an edit made is not recurrence; the same answer after it is (``failed`` is
+        accepted for symmetry with :meth:`update` and changes nothing here).
         """
-        same_world = [v for v, epoch, d in self._obs if epoch == mutations or (failed and digest is not None and d == digest)]
+        same_world = [v for v, epoch, d in self._obs if epoch == mutations or (digest is not None and d == digest)]
         return _max_cos(obs_vec, same_world), _max_cos(text_vec, list(self._text))
 
     def update(

@@ -269,8 +269,9 @@ class ProgressSignals:
     cycle_period
         Period p in 2..6 when the last 2p signatures repeat with period p (A-B-A-B ...).
     same_outcome_count
-        Occurrences in the window of this step's failing or empty result under any call
-        (varied actions, same outcome), this one included; 0 for an informative result.
+        Occurrences in the window of this step's outcome under any call (varied actions, the
+        same outcome), this one included: the same error, the same empty answer, or the same
+        non-empty answer with no mutation in between (0 for a mutation's acknowledgement).
     oscillation
         Times the run has returned to a test state (passed, failed) it had already reported
         since the last progress, this step included (tests 62/2 ↔ 61/3 is not progress).
@@ -505,6 +506,10 @@ class ProgressTracker:
             # is an acknowledgement (a write, a move), not an answer that found nothing
             if error or (not norm.strip() and step.status is not ToolStatus.OK):
                 outcome = _digest((error_text or "") if error else "")
+            elif norm.strip() and not mutated:
+                # the same answer to varied questions, in the same world (no mutation since):
+                # rephrased searches returning the same hits, pages that do not advance
+                outcome = f"{epoch_before}:{digest}"
         same_outcome = 0
         if outcome is not None:
             same_outcome = 1 + sum(1 for o in self._outcomes if o == outcome)

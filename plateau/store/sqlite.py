@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from plateau.errors import StoreUnavailable
-from plateau.store.base import RunKey
+from plateau.store.base import RunKey, SingleProcessStore
 from plateau.types import Action, BreakerState, Verdict
 
 __all__ = ["ANALYSIS_FORMAT", "SCHEMA_VERSION", "SqliteStore", "verdict_from_json", "verdict_to_json"]
@@ -108,7 +108,7 @@ def verdict_from_json(run_id: str, text: str) -> Verdict:
     )
 
 
-class SqliteStore:
+class SqliteStore(SingleProcessStore):
     """Run records in a SQLite file, with a write-through cache of recently used runs.
 
     Parameters

@@ -338,7 +338,8 @@ class StateLog:
 
     # -------------------------------------------------------------- writer
     def snapshot(self, root: Any, *, full: bool = False) -> tuple[str, str, bool]:
-        """Base document, log entry and whether the entry is a full rewrite (see the class).
+        """Base document, log entry (``""`` when nothing changed outside the base) and whether
+        the entry is a full rewrite (see the class).
 
         ``full=True`` asks for a full entry (a new log). Raises :class:`CodecError` for a
         value that cannot be encoded. Commit the returned view with :meth:`commit` only after
@@ -352,6 +353,8 @@ class StateLog:
         if full or self.log_chars + len(entry) > max(4 * self.min_chars, total):
             full = True
             entry = _json({"f": True, "ops": [self._full_op(path, ext) for path, ext in new_ext.items()]})
+        if not full and not ops:
+            entry = ""  # nothing changed outside the base
         base = _json({"format": FORMAT, "version": VERSION, "root": base_root})
         self._pending = (new_ext, 0 if full else self.log_chars + len(entry))
         return base, entry, full

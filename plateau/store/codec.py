@@ -22,7 +22,8 @@ Values and their nodes::
     object, dataclass (plateau class)    {"$o": "module:Qualname", "i": id, "a": {attr: node}}
     the same object met again            {"$r": id}
 
-Objects keep their identity within a document (a configuration shared by several trackers is
+Set items are sorted by their encoding, so equal states give equal documents. Objects keep
+their identity within a document (a configuration shared by several trackers is
 one object again after decoding); containers do not.
 
 Deltas (:class:`StateLog`): a step should not rewrite a run's whole history. The containers
@@ -104,8 +105,8 @@ class _Encoder:
             return [self.enc(v, f"{path}[{i}]") for i, v in enumerate(value)]
         if t is tuple:
             return {"$t": [self.enc(v, f"{path}[{i}]") for i, v in enumerate(value)]}
-        if t is set or t is frozenset:
-            return {"$s" if t is set else "$fs": [self.enc(v, f"{path}{{}}") for v in value]}
+        if t is set or t is frozenset:  # sorted by encoding: equal sets give equal documents
+            return {"$s" if t is set else "$fs": sorted((self.enc(v, f"{path}{{}}") for v in value), key=_json)}
         if t is dict or t is collections.Counter or t is collections.OrderedDict:
             tag = "$d" if t is dict else ("$c" if t is collections.Counter else "$od")
             return {tag: [[self.enc(k, f"{path}<key>"), self.enc(v, f"{path}[{k!r}]")] for k, v in value.items()]}

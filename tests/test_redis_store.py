@@ -251,3 +251,44 @@ def test_memory_sqlite_and_redis_stores_give_identical_verdicts(url: str, tmp_pa
     redis = replay([_replica(url), _replica(url)])
     assert len(memory) > 50
     assert memory == sqlite == redis
+
+
+def test_a_client_of_two_replicas_spreads_calls_and_continues_when_one_stops(url: str) -> None:
+    """Client.remote([a, b]) uses both replicas (round_robin); after one stops, every run continues on the other."""
+    runs = {f"run-{k}": _run(12, seed=k) for k in range(6)}
+    reference = Engine(embedder=HashingEmbedder())
+    expected = {run_id: [reference.observe(run_id, s) for s in steps] for run_id, steps in runs.items()}
+    a, b = _replica(url), _replica(url)
+    applied_a, applied_b = _counting(a), _counting(b)
+    servers = [ServerThread(a).start(), ServerThread(b).start()]
+    try:
+        with Client.remote([server.target for server in servers], timeout=30) as client:
+            got = {run_id: [client.observe(run_id, s) for s in steps[:6]] for run_id, steps in runs.items()}
+            assert applied_a and applied_b  # both replicas took steps
+            servers.pop(0).stop()
+            for run_id, steps in runs.items():
+                got[run_id] += [client.observe(run_id, s) for s in steps[6:]]
+        assert got == expected
+        assert len(applied_a) + len(applied_b) == 6 * 12  # every step once
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def test_the_client_service_config_asks_for_round_robin_and_retries_on_unavailable() -> None:
+    """The channel's service config: round_robin, and a retry policy on UNAVAILABLE for every Plateau method."""
+    import json
+
+    from plateau.client import _channel_target, service_config
+
+    config = json.loads(service_config())
+    assert config["loadBalancingConfig"] == [{"round_robin": {}}]
+    (method,) = config["methodConfig"]
+    assert method["name"] == [{"service": "plateau.v1.Plateau"}]
+    assert method["retryPolicy"]["retryableStatusCodes"] == ["UNAVAILABLE"] and method["retryPolicy"]["maxAttempts"] == 5
+    assert _channel_target(["127.0.0.1:1", "127.0.0.1:2"]) == ("ipv4:127.0.0.1:1,127.0.0.1:2", None)
+    assert _channel_target(["[::1]:7", "[::1]:8"]) == ("ipv6:[::1]:7,[::1]:8", None)
+    assert _channel_target(["plateau.internal:50051"]) == ("plateau.internal:50051", None)
+    assert _channel_target(["localhost:9", "127.0.0.1:8"])[1] == "localhost:9"
+    with pytest.raises(ValueError, match="attempts"):
+        service_config(9)

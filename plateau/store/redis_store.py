@@ -78,7 +78,9 @@ if ARGV[7] ~= '' then
   redis.call('RPUSH', KEYS[3], ARGV[7])
 end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'base', ARGV[6]) end
-redis.call('HSET', KEYS[1], 'ver', ARGV[2], 'xoff', xoff, unpack(ARGV, 12))
+local n = tonumber(ARGV[12])
+for i = 1, n do redis.call('ZREM', KEYS[5], ARGV[12 + i]) end
+redis.call('HSET', KEYS[1], 'ver', ARGV[2], 'xoff', xoff, unpack(ARGV, 13 + n))
 local ttl = tonumber(ARGV[9])
 for i = 1, 3 do
   if ttl > 0 then redis.call('PEXPIRE', KEYS[i], ttl) else redis.call('PERSIST', KEYS[i]) end
@@ -88,6 +90,8 @@ return 1
 """
 
 _READ = """
+for i = 5, #ARGV, 2 do redis.call('ZADD', KEYS[4], ARGV[i + 1], ARGV[i]) end
+if #ARGV > 4 then redis.call('PEXPIRE', KEYS[4], 3600000) end
 local ver = redis.call('HGET', KEYS[1], 'ver')
 if not ver then return {} end
 if ver == ARGV[1] then return {ver} end
@@ -158,6 +162,10 @@ class RedisStore:
         self.cache_runs = cache_runs
         self._lock = threading.Lock()
         self._replica = secrets.token_hex(6)
+        # announcements (enter) not yet sent: they travel with the run's next read
+        self._unsent: dict[RunKey, list[tuple[str, float]]] = {}
+        # announcements sent and not yet withdrawn: a step's commit withdraws its own
+        self._sent: dict[RunKey, set[str]] = {}
         try:
             self._r = client if client is not None else redis.Redis.from_url(
                 url, socket_timeout=timeout, socket_connect_timeout=timeout, health_check_interval=30
@@ -212,9 +220,14 @@ class RedisStore:
         """
         with self._lock:
             cached = self._cache.get(key)
-        args = [cached.ver, _epoch(cached.ver), len(cached.record.fingerprints), cached.xpos] if cached else ["", "", 0, 0]
+            unsent = self._unsent.pop(key, [])
+            if unsent:
+                self._sent.setdefault(key, set()).update(token for token, _ in unsent)
+        args: list[Any] = [cached.ver, _epoch(cached.ver), len(cached.record.fingerprints), cached.xpos] if cached else ["", "", 0, 0]
+        for token, deadline in unsent:
+            args += [token, deadline]
         try:
-            reply = self._read(keys=self._keys(key)[:3], args=args)
+            reply = self._read(keys=[*self._keys(key)[:3], self._busy_key(key)], args=args)
         except self._redis_errors as exc:
             raise self._fail(key, f"reading run {key[1]!r}", exc) from exc
         if not reply:
@@ -342,13 +355,21 @@ class RedisStore:
             "fmt", LAYOUT_VERSION,
         ]
         expiry = time.time() + ttl / 1000 if ttl else "+inf"
+        with self._lock:  # this step's own announcements are withdrawn by its commit
+            mine = [t for t in self._sent.get(key, ()) if mode == "append" and t.startswith(f"{index}:")]
         try:
             ok = self._commit(
-                keys=self._keys(key),
-                args=[expected, ver, mode, step_entry, index, base, entry, "1" if full else "0", ttl, self._h(key), expiry, *fields],
+                keys=[*self._keys(key), self._busy_key(key)],
+                args=[expected, ver, mode, step_entry, index, base, entry, "1" if full else "0", ttl, self._h(key), expiry,
+                      len(mine), *mine, *fields],
             )
         except self._redis_errors as exc:
             raise self._fail(key, what, exc) from exc
+        if ok:
+            with self._lock:
+                sent = self._sent.get(key)
+                if sent is not None:
+                    sent.difference_update(mine)
         if not ok:
             self.discard(key)
             raise StaleRecord(f"run {key[1]!r} changed in another process")
@@ -397,21 +418,34 @@ class RedisStore:
 
     # ------------------------------------------------------------------ steps in flight
     def enter(self, key: RunKey, index: int, seconds: float) -> Any:
-        """Announce step ``index`` of ``key`` as being judged here for at most ``seconds``."""
+        """Announce step ``index`` of ``key`` as being judged here for at most ``seconds``.
+
+        The announcement travels with the run's next :meth:`get` (the engine reads the run
+        right after announcing), so it costs no round trip of its own.
+        """
         token = f"{index}:{self._replica}:{secrets.token_hex(4)}"
-        busy = self._busy_key(key)
-        try:
-            pipe = self._r.pipeline(transaction=False)
-            pipe.zadd(busy, {token: time.time() + seconds})
-            pipe.expire(busy, max(1, int(seconds) + 60))
-            pipe.execute()
-        except self._redis_errors as exc:
-            raise self._fail(None, f"announcing step {index} of run {key[1]!r}", exc) from exc
+        with self._lock:
+            self._unsent.setdefault(key, []).append((token, time.time() + seconds))
         return token
 
     def leave(self, key: RunKey, token: Any) -> None:
-        """Withdraw the announcement ``token`` (errors are logged, not raised: it expires)."""
+        """Withdraw the announcement ``token`` (a round trip only when its step's commit did not;
+        errors are logged, not raised: it expires)."""
         if token is None:
+            return
+        with self._lock:
+            unsent = self._unsent.get(key)
+            if unsent is not None:
+                unsent[:] = [(t, d) for t, d in unsent if t != token]
+                if not unsent:
+                    del self._unsent[key]
+            sent = self._sent.get(key)
+            pending = sent is not None and token in sent
+            if sent is not None:
+                sent.discard(token)
+                if not sent:
+                    del self._sent[key]
+        if not pending:
             return
         try:
             self._r.zrem(self._busy_key(key), token)

@@ -138,3 +138,18 @@ def test_foreign_classes_and_other_versions_are_refused() -> None:
         codec.loads(json.dumps(document))
     with pytest.raises(codec.CodecError):
         codec.loads(b"\x80\x05pickle")
+
+
+def test_objects_inside_logged_containers_keep_their_own_identity() -> None:
+    """Objects held in a large container (written item by item) never stand in for objects of the base document."""
+    engine = Engine(embedder=HashingEmbedder())
+    for s in _varied_run(6):
+        engine.observe("r", s)
+    analysis = engine.store.get(("", "r")).analysis
+    analysis.detectors = collections.deque([CUSUM(k=0.5, h=float(i + 1)) for i in range(200)])  # logged: > EXTERNAL_MIN_CHARS
+    analysis.alias = analysis.semantic  # references back into the base, after the logged container
+    analysis.itself = analysis  # (a cycle to the root, object 0 of the base)
+    log = codec.StateLog()
+    base, entry, _ = log.snapshot(analysis)
+    back = codec.StateLog().restore(base, [entry])
+    assert back.alias is back.semantic and back.itself is back and [d.h for d in back.detectors] == [float(i + 1) for i in range(200)]

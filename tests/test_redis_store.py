@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import random
 import signal
 import threading
 from collections.abc import Iterator, Sequence

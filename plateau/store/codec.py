@@ -310,8 +310,11 @@ class _External:
         return sum(len(e) for e in self.items)
 
 
+_PYTYPES: dict[type, str] = {set: "set", frozenset: "frozenset", dict: "dict", list: "list", collections.deque: "deque"}
+
+
 def _pytype(value: Any) -> str:
-    return {set: "set", frozenset: "frozenset", dict: "dict", list: "list", collections.deque: "deque"}[type(value)]
+    return _PYTYPES[type(value)]
 
 
 class StateLog:
@@ -543,7 +546,7 @@ class _XDecoder(_Decoder):
             ext = self.ext.get(node["$x"])
             if ext is None:
                 raise CodecError(f"{path}: the state log holds no container {node['$x']!r}")
-            return _rebuild(ext, self, path)
+            return _rebuild(ext, path)
         return super()._tagged(node, path)
 
 
@@ -555,13 +558,18 @@ _BUILD: dict[str, Callable[..., Any]] = {
 }
 
 
-def _rebuild(ext: _External, dec: _Decoder, path: str) -> Any:
+def _item(text: str, path: str) -> Any:
+    # each item was encoded on its own, so its object ids are its own: a fresh decoder
+    return _Decoder().dec(json.loads(text), path)
+
+
+def _rebuild(ext: _External, path: str) -> Any:
     if ext.kind == "set":
-        items: Iterable[Any] = (dec.dec(json.loads(e), path) for e in ext.items.values())
+        items: Iterable[Any] = (_item(e, path) for e in ext.items.values())
     elif ext.kind == "dict":
-        return {dec.dec(json.loads(k), path): dec.dec(json.loads(v), path) for k, v in ext.items.values()}
+        return {_item(k, path): _item(v, path) for k, v in ext.items.values()}
     else:
-        items = (dec.dec(json.loads(e), path) for e in ext.items)
+        items = (_item(e, path) for e in ext.items)
     if ext.pytype == "deque":
         return collections.deque(items, maxlen=ext.maxlen)
     build = _BUILD.get(ext.pytype)

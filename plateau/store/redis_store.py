@@ -166,6 +166,7 @@ class RedisStore:
         self._unsent: dict[RunKey, list[tuple[str, float]]] = {}
         # announcements sent and not yet withdrawn: a step's commit withdraws its own
         self._sent: dict[RunKey, set[str]] = {}
+        self._r: Any = None
         try:
             self._r = client if client is not None else redis.Redis.from_url(
                 url, socket_timeout=timeout, socket_connect_timeout=timeout, health_check_interval=30

@@ -11,7 +11,11 @@
    signals (:mod:`plateau.signals.semantic`), fusion (:mod:`plateau.fuse`), the breaker
    (:mod:`plateau.breaker`) → :class:`~plateau.types.Verdict`.
 5. Still under the lock, the store persists the step (learned state, fingerprint, verdict) in
-   one atomic change before the verdict is returned (:mod:`plateau.store`).
+   one atomic change before the verdict is returned (:mod:`plateau.store`). A store shared by
+   several processes (Redis) makes that change a compare-and-set: when another process moved
+   the run on meanwhile, the engine re-reads it and starts again from step 2 (usually finding
+   the verdict the other process stored), and the ordering wait of step 2 also covers steps
+   other processes announced.
 
 Runs are namespaced per *tenant* (``tenant=""`` unless the server's auth says otherwise): a
 run of another tenant is indistinguishable from a run that does not exist.

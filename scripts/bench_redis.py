@@ -11,7 +11,8 @@
 2. **Steps/s at 1 and 2 replicas** (``plateau serve --embedder hashing --store redis://…``
    child processes, clients with every replica as target): the same workload, no faults; and
    the same with one replica on ``--store memory`` (no store at all) as the reference of the
-   same run. Prints the ratios.
+   same run. Prints the ratios, and the CPU time per step of the replicas, of the clients and
+   of Redis (``/proc``), with how busy Redis was.
 
     .venv/bin/python scripts/bench_redis.py            # ~1 min
     .venv/bin/python scripts/bench_redis.py --runs 60  # quicker
@@ -109,8 +110,15 @@ def cost_per_step(runs: list[list[Step]], replicas: int, label: str) -> None:
     print(line, flush=True)
 
 
-def steps_per_second(store: str, replicas: int, runs: list[list[Step]], clients: int) -> float:
-    """Steps/s of ``runs`` through ``replicas`` ``plateau serve`` processes on ``store``."""
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def steps_per_second(store: str, replicas: int, runs: list[list[Step]], clients: int, redis_pid: int | None = None) -> float:
+    """Steps/s of ``runs`` through ``replicas`` ``plateau serve`` processes on ``store``; also
+    prints the CPU the replicas, the clients and Redis spent per step."""
     servers = [Server(free_port(), store, "hashing") for _ in range(replicas)]
     try:
         for s in servers:
@@ -130,12 +138,22 @@ def steps_per_second(store: str, replicas: int, runs: list[list[Step]], clients:
                         client.observe(f"bench-{k}", step)
 
         threads = [threading.Thread(target=worker) for _ in range(clients)]
+        pids = [s.proc.pid for s in servers if s.proc is not None]
+        cpu0 = [_cpu_seconds(p) for p in pids], _cpu_seconds(os.getpid()), _cpu_seconds(redis_pid) if redis_pid else 0.0
         t0 = time.perf_counter()
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-        return sum(len(r) for r in runs) / (time.perf_counter() - t0)
+        elapsed = time.perf_counter() - t0
+        n = sum(len(r) for r in runs)
+        replica_cpu = sum(_cpu_seconds(p) for p in pids) - sum(cpu0[0])
+        client_cpu = _cpu_seconds(os.getpid()) - cpu0[1]
+        redis_cpu = (_cpu_seconds(redis_pid) - cpu0[2]) if redis_pid else 0.0
+        print(f"  {replicas} replica(s) on {store.split(':')[0]}: CPU per step: replicas {replica_cpu / n * 1000:.2f} ms, "
+              f"clients {client_cpu / n * 1000:.2f} ms, Redis {redis_cpu / n * 1000:.2f} ms; "
+              f"Redis busy {redis_cpu / elapsed * 100:.0f}% of one core", flush=True)
+        return n / elapsed
     finally:
         for s in servers:
             s.stop()
@@ -160,9 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     rates: dict[str, float] = {}
     rates["memory, 1 replica"] = steps_per_second("memory", 1, runs, args.clients)
     with RedisProcess() as server:
-        rates["redis, 1 replica"] = steps_per_second(server.url, 1, runs, args.clients)
+        rates["redis, 1 replica"] = steps_per_second(server.url, 1, runs, args.clients, server.proc.pid)
     with RedisProcess() as server:
-        rates["redis, 2 replicas"] = steps_per_second(server.url, 2, runs, args.clients)
+        rates["redis, 2 replicas"] = steps_per_second(server.url, 2, runs, args.clients, server.proc.pid)
     for name, rate in rates.items():
         print(f"steps/s {name}: {rate:.0f}", flush=True)
     print(f"ratio redis/memory at 1 replica: {rates['redis, 1 replica'] / rates['memory, 1 replica']:.2f}; "

@@ -105,8 +105,12 @@ class _Encoder:
             return [self.enc(v, f"{path}[{i}]") for i, v in enumerate(value)]
         if t is tuple:
             return {"$t": [self.enc(v, f"{path}[{i}]") for i, v in enumerate(value)]}
-        if t is set or t is frozenset:  # sorted by encoding: equal sets give equal documents
-            return {"$s" if t is set else "$fs": sorted((self.enc(v, f"{path}{{}}") for v in value), key=_json)}
+        if t is set or t is frozenset:  # sorted: equal sets give equal documents
+            tag = "$s" if t is set else "$fs"
+            kinds = {type(v) for v in value}
+            if len(kinds) == 1 and kinds <= {str, int}:  # the common case: sort the values themselves
+                return {tag: sorted(value)}
+            return {tag: sorted((self.enc(v, f"{path}{{}}") for v in value), key=_json)}
         if t is dict or t is collections.Counter or t is collections.OrderedDict:
             tag = "$d" if t is dict else ("$c" if t is collections.Counter else "$od")
             return {tag: [[self.enc(k, f"{path}<key>"), self.enc(v, f"{path}[{k!r}]")] for k, v in value.items()]}
@@ -254,8 +258,11 @@ def decode(node: Any) -> Any:
     return _Decoder().dec(node, "$")
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def _json(node: Any) -> str:
-    return json.dumps(node, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _ENCODER.encode(node)
 
 
 def dumps(value: Any) -> bytes:

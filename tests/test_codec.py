@@ -95,7 +95,7 @@ def test_values_of_every_supported_kind_round_trip() -> None:
         "ints": [0, -1, 2**70], "floats": [0.1, 1.0, float("inf"), -float("inf")], "text": "é\u2028\x00",
         "tuple": (1, "a", None), "set": {1, 2}, "frozen": frozenset({"x"}), ("tuple", "key"): True,
         "deque": collections.deque([1, 2, 3], maxlen=5), "counter": collections.Counter("abca"),
-        "ordered": collections.OrderedDict(b=1, a=2), "bytes": b"\x00\xff",
+        "ordered": collections.OrderedDict(b=1, a=2), "bytes": b"\x00\xff", "dd": collections.defaultdict(list, {"k": [1]}),
         "array": np.arange(6, dtype=np.uint64).reshape(2, 3), "f32": np.float32(0.25), "action": Action.TRIP,
         "a": shared, "b": shared,
     }
@@ -105,6 +105,7 @@ def test_values_of_every_supported_kind_round_trip() -> None:
     assert type(back["f32"]) is np.float32 and back["action"] is Action.TRIP
     assert back["deque"].maxlen == 5 and type(back["counter"]) is collections.Counter
     assert type(back["ordered"]) is collections.OrderedDict and list(back["ordered"]) == ["b", "a"]
+    assert back["dd"] == {"k": [1]} and back["dd"].default_factory is list
     for k in ("ints", "floats", "text", "tuple", "set", "frozen", ("tuple", "key"), "bytes"):
         assert back[k] == value[k] and type(back[k]) is type(value[k])
 

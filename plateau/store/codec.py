@@ -15,6 +15,7 @@ Values and their nodes::
     list                                 [ ... ]
     tuple, set, frozenset                {"$t": [...]}, {"$s": [...]}, {"$fs": [...]}
     dict (any hashable keys)             {"$d": [[k, v], ...]}; Counter {"$c": ...}, OrderedDict {"$od": ...}
+    defaultdict (builtin factory)        {"$dd": [[k, v], ...], "f": "int"}
     deque                                {"$q": [...], "n": maxlen}
     bytes                                {"$b": base64}
     numpy array / scalar                 {"$nd": base64, "dt": "<f4", "sh": [2, 384]} / {"$ns": base64, "dt": ...}
@@ -57,6 +58,7 @@ FORMAT = "plateau.state"
 VERSION = 1
 
 _ALLOWED_ROOT = "plateau"
+_FACTORIES: dict[str, Any] = {"None": None, "int": int, "float": float, "list": list, "set": set, "dict": dict, "str": str}
 _SCALARS = (str, int, float, bool, type(None))
 
 
@@ -116,6 +118,11 @@ class _Encoder:
             return {tag: [[self.enc(k, f"{path}<key>"), self.enc(v, f"{path}[{k!r}]")] for k, v in value.items()]}
         if t is collections.deque:
             return {"$q": [self.enc(v, f"{path}[{i}]") for i, v in enumerate(value)], "n": value.maxlen}
+        if t is collections.defaultdict:
+            factory = next((name for name, f in _FACTORIES.items() if f is value.default_factory), None)
+            if factory is None:
+                raise CodecError(f"{path}: a defaultdict's factory must be one of {', '.join(_FACTORIES)} or None")
+            return {"$dd": [[self.enc(k, f"{path}<key>"), self.enc(v, f"{path}[{k!r}]")] for k, v in value.items()], "f": factory}
         if t is bytes:
             return {"$b": base64.b64encode(value).decode("ascii")}
         if isinstance(value, np.ndarray):
@@ -213,6 +220,11 @@ class _Decoder:
         if tag in ("$d", "$c", "$od"):
             pairs = [(self.dec(k, path), self.dec(v, path)) for k, v in node[tag]]
             return {"$d": dict, "$c": collections.Counter, "$od": collections.OrderedDict}[tag](pairs)
+        if tag == "$dd":
+            factory = node["f"]
+            if factory not in _FACTORIES:
+                raise CodecError(f"{path}: unknown defaultdict factory {factory!r}")
+            return collections.defaultdict(_FACTORIES[factory], [(self.dec(k, path), self.dec(v, path)) for k, v in node["$dd"]])
         if tag == "$q":
             maxlen = node.get("n")
             if maxlen is not None and not isinstance(maxlen, int):
@@ -396,7 +408,7 @@ class StateLog:
             if len(_json(node)) > self.min_chars:
                 return self._external(value, path, None, ops, new_ext)
             return node
-        if t in _SCALARS or t in _KINDS or t in (tuple, collections.Counter, collections.OrderedDict, bytes):
+        if t in _SCALARS or t in _KINDS or t in (tuple, collections.Counter, collections.OrderedDict, collections.defaultdict, bytes):
             return encoder.enc(value, path or "$")
         if isinstance(value, (np.ndarray, np.generic, enum.Enum)) or not _allowed_module(t.__module__):
             return encoder.enc(value, path or "$")

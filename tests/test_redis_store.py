@@ -231,8 +231,7 @@ def test_redis_unreachable_is_unavailable_with_a_message_never_a_wrong_verdict(t
         engine.close()
 
 
-def test_memory_sqlite_and_redis_stores_give_identical_verdicts(url: str, tmp_path: Path) -> None:
-    """The example runs and a long run replayed on each store (Redis alternating two replicas) give the same verdicts."""
+def _congruence(url: str, tmp_path: Path, embedder: object) -> None:
     runs = [(run.id, run.context, [Step.from_dict(s, i) for i, s in enumerate(run.steps)]) for run in load_runs([EXAMPLES])]
     runs.append(("long", None, _run(40, seed=9)))
 
@@ -243,13 +242,33 @@ def test_memory_sqlite_and_redis_stores_give_identical_verdicts(url: str, tmp_pa
             out.append(engines[0].get_run(run_id))
         return out
 
-    memory = replay([Engine(embedder=HashingEmbedder())])
-    sqlite_engine = Engine(embedder=HashingEmbedder(), store=SqliteStore(tmp_path / "runs.sqlite"))
+    memory = replay([Engine(embedder=embedder)])  # type: ignore[arg-type]
+    sqlite_engine = Engine(embedder=embedder, store=SqliteStore(tmp_path / "runs.sqlite"))  # type: ignore[arg-type]
     sqlite = replay([sqlite_engine])
     sqlite_engine.close()
-    redis = replay([_replica(url), _replica(url)])
+    redis = replay([_replica(url, embedder), _replica(url, embedder)])
     assert len(memory) > 50
     assert memory == sqlite == redis
+
+
+def test_memory_sqlite_and_redis_stores_give_identical_verdicts(url: str, tmp_path: Path) -> None:
+    """The example runs and a long run replayed on each store (Redis alternating two replicas) give the same verdicts."""
+    _congruence(url, tmp_path, HashingEmbedder())
+
+
+@pytest.mark.model
+def test_the_stores_agree_with_the_real_model(url: str, tmp_path: Path, real_cached) -> None:  # type: ignore[no-untyped-def]
+    """The same congruence with the real embedding model (vectors shared through one cache)."""
+    _congruence(url, tmp_path, real_cached)
+
+
+def test_serve_with_an_unreachable_redis_exits_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
+    """plateau serve --store redis://… exits 2 naming the Redis it could not reach (without its password)."""
+    from plateau.cli import main
+
+    assert main(["serve", "--port", "0", "--embedder", "hashing", "--store", "redis://:secret@127.0.0.1:1/0"]) == 2
+    err = capsys.readouterr().err
+    assert "store: cannot reach Redis at redis://127.0.0.1:1/0" in err and "secret" not in err
 
 
 def test_a_client_of_two_replicas_spreads_calls_and_continues_when_one_stops(url: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import threading
@@ -27,7 +28,10 @@ from plateau.types import Step, Verdict
 from .conftest import EXAMPLES
 from .test_store import _run
 
-pytestmark = pytest.mark.skipif(redis_server_binary() is None, reason="redis-server is not installed (.ci/run installs it)")
+pytestmark = [
+    pytest.mark.skipif(redis_server_binary() is None, reason="redis-server is not installed (.ci/run installs it)"),
+    pytest.mark.skipif(importlib.util.find_spec("redis") is None, reason="redis-py is not installed (pip install '.[server]')"),
+]
 
 
 @pytest.fixture(scope="module")

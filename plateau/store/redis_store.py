@@ -366,14 +366,13 @@ class RedisStore:
             )
         except self._redis_errors as exc:
             raise self._fail(key, what, exc) from exc
-        if ok:
-            with self._lock:
-                sent = self._sent.get(key)
-                if sent is not None:
-                    sent.difference_update(mine)
         if not ok:
             self.discard(key)
             raise StaleRecord(f"run {key[1]!r} changed in another process")
+        with self._lock:
+            sent = self._sent.get(key)
+            if sent is not None:
+                sent.difference_update(mine)
         if base:
             state.commit()
         # a compaction moves the log's offset to the old end: positions stay absolute

@@ -207,6 +207,9 @@ def test_state_in_redis_is_versioned_json_never_pickle(url: str) -> None:
     assert base["format"] == "plateau.state" and base["version"] == 1
     for entry in r.lrange(meta.replace(b":meta", b":x"), 0, -1):
         assert isinstance(json.loads(entry)["ops"], list)
+    r.hset(meta, "afmt", 999)  # a run saved by a Plateau whose trackers differ
+    with pytest.raises(StoreUnavailable, match="analysis format 999; this Plateau reads format"):
+        _replica(url).get_run("r")
 
 
 def test_redis_unreachable_is_unavailable_with_a_message_never_a_wrong_verdict(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ Layout, per run (``H`` = the first 32 hex digits of SHA-256 of ``tenant NUL run_
     plateau:{H}:meta   hash   tenant, run_id, context, ended, created, updated, ended_at,
                               ver ("EPOCH:N", changes on every write), base (the state's base
                               document), xoff (index of the state log's first entry), fmt
+                              (layout version), afmt (the learned state's ANALYSIS_FORMAT)
     plateau:{H}:steps  list   one entry per accepted step: [fingerprint, verdict] as JSON
     plateau:{H}:x      list   the state log (:class:`plateau.store.codec.StateLog`)
     plateau:{H}:busy   zset   steps being judged: "INDEX:TOKEN" scored by a deadline
@@ -51,7 +52,7 @@ from urllib.parse import urlparse
 from plateau.errors import InvalidArgument, StoreUnavailable
 from plateau.store.base import RunKey, StaleRecord
 from plateau.store.codec import CodecError, StateLog
-from plateau.store.sqlite import verdict_from_json, verdict_to_json
+from plateau.store.sqlite import ANALYSIS_FORMAT, verdict_from_json, verdict_to_json
 
 __all__ = ["RedisStore"]
 
@@ -257,6 +258,11 @@ class RedisStore:
         fmt = int(meta.get("fmt", b"0"))
         if fmt != LAYOUT_VERSION:
             raise StoreUnavailable(f"store: run {key[1]!r} was saved in layout {fmt}; this Plateau reads layout {LAYOUT_VERSION}")
+        afmt = int(meta.get("afmt", b"0"))
+        if afmt != ANALYSIS_FORMAT:
+            raise StoreUnavailable(
+                f"store: run {key[1]!r} was saved in analysis format {afmt}; this Plateau reads format {ANALYSIS_FORMAT}"
+            )
         incremental = bool(reply[4]) and cached is not None
         entries = reply[3]
         state = cached.state.copy() if incremental and cached is not None else StateLog()
@@ -353,7 +359,7 @@ class RedisStore:
             "tenant", key[0], "run_id", key[1], "context", record.context or "", "ended", "1" if record.ended else "0",
             "created", repr(record.created), "updated", repr(record.updated),
             "ended_at", "" if record.ended_at is None else repr(record.ended_at), "steps", len(record.fingerprints),
-            "fmt", LAYOUT_VERSION,
+            "fmt", LAYOUT_VERSION, "afmt", ANALYSIS_FORMAT,
         ]
         expiry = time.time() + ttl / 1000 if ttl else "+inf"
         with self._lock:  # this step's own announcements are withdrawn by its commit

@@ -158,7 +158,7 @@ def _serve_engine(args: argparse.Namespace) -> Any:
         spec = "memory"
         log.info("--port 0: runs are kept in memory (pass --store sqlite:PATH to keep them across restarts)")
     store = open_store(spec, port=args.port)
-    log.info("run store: %s", default_sqlite_path(args.port) if spec == "sqlite" else spec)
+    log.info("run store: %s", default_sqlite_path(args.port) if spec == "sqlite" else getattr(store, "_safe_url", lambda: spec)())
     if args.embedder == "hashing":
         from plateau.embed import HashingEmbedder
 
@@ -386,7 +386,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="sqlite",
         metavar="SPEC",
         help="where runs live: sqlite (default: runs-PORT.sqlite in the user's state folder; memory with --port 0), "
-        "sqlite:PATH, or memory (lost on exit)",
+        "sqlite:PATH, memory (lost on exit), or redis://HOST:PORT/DB (runs shared by several replicas)",
     )
     p.add_argument(
         "--torch-threads",

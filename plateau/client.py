@@ -13,10 +13,23 @@ Against a server with auth and TLS (:mod:`plateau.auth`)::
 
     client = Client.remote("plateau.internal:50051", token="…",
                            tls=ClientTls.from_files(ca="ca.pem", cert="me.pem", key="me.key"))
+
+Against several replicas (``plateau serve --store redis://…``): one DNS name with several
+addresses (re-resolved by gRPC as replicas come and go), or a list of targets::
+
+    client = Client.remote("plateau.internal:50051")                 # every address of the name
+    client = Client.remote(["10.0.0.5:50051", "10.0.0.6:50051"])      # a fixed set
+
+Calls are spread over the addresses with gRPC's ``round_robin`` policy, and a call that fails
+with ``UNAVAILABLE`` (a replica stopped, a store outage) is retried by gRPC's retry policy
+(:func:`service_config`): safe, because a step sent twice counts once.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import json
+import socket
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -24,7 +37,79 @@ from plateau.auth import ClientTls
 from plateau.errors import InvalidArgument, PlateauError, from_code
 from plateau.types import RunInfo, Step, Verdict
 
-__all__ = ["Client"]
+__all__ = ["Client", "service_config"]
+
+#: The gRPC service whose methods the retry policy covers.
+_SERVICE = "plateau.v1.Plateau"
+
+
+def service_config(attempts: int = 5, initial_backoff: float = 0.1, max_backoff: float = 2.0) -> str:
+    """The gRPC service config the remote client uses, as JSON.
+
+    ``round_robin`` load balancing over every address of the target, and a retry policy for
+    every Plateau method: up to ``attempts`` tries in all (2–5; gRPC caps at 5) on
+    ``UNAVAILABLE``, with exponential backoff from ``initial_backoff`` to ``max_backoff``
+    seconds (jittered by gRPC). Steps are idempotent, so retrying is safe.
+
+    Raises
+    ------
+    ValueError
+        ``attempts`` outside 2–5, or a backoff that is not > 0.
+    """
+    if not 2 <= attempts <= 5:
+        raise ValueError(f"attempts must be between 2 and 5, got {attempts}")
+    if not (initial_backoff > 0 and max_backoff >= initial_backoff):
+        raise ValueError(f"backoff must satisfy 0 < initial_backoff <= max_backoff, got {initial_backoff}, {max_backoff}")
+    policy = {
+        "maxAttempts": attempts,
+        "initialBackoff": f"{initial_backoff}s",
+        "maxBackoff": f"{max_backoff}s",
+        "backoffMultiplier": 2,
+        "retryableStatusCodes": ["UNAVAILABLE"],
+    }
+    return json.dumps(
+        {"loadBalancingConfig": [{"round_robin": {}}], "methodConfig": [{"name": [{"service": _SERVICE}], "retryPolicy": policy}]}
+    )
+
+
+def _split_host_port(target: str) -> tuple[str, str]:
+    host, sep, port = target.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise InvalidArgument("target", f"{target!r} must be 'host:port'")
+    return host.strip("[]"), port
+
+
+def _channel_target(targets: Sequence[str]) -> tuple[str, str | None]:
+    """One gRPC target for ``targets`` and the authority to present (None: gRPC's default).
+
+    One target is used as given (gRPC's DNS resolver returns every address of a name). Several
+    become a static address list (``ipv4:a:p,b:p`` or ``ipv6:``); host names among them are
+    resolved once, here, and the first name is the authority (TLS checks it).
+    """
+    if len(targets) == 1:
+        return targets[0], None
+    addresses: list[tuple[int, str]] = []
+    authority = None
+    for target in targets:
+        host, port = _split_host_port(target)
+        try:
+            ip = ipaddress.ip_address(host)
+            addresses.append((ip.version, f"[{ip}]:{port}" if ip.version == 6 else f"{ip}:{port}"))
+            continue
+        except ValueError:
+            authority = authority or target
+        try:
+            infos = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
+        except OSError as exc:
+            raise InvalidArgument("target", f"cannot resolve {host!r}: {exc}") from exc
+        for family, _, _, _, sockaddr in infos:
+            version = 6 if family == socket.AF_INET6 else 4
+            addresses.append((version, f"[{sockaddr[0]}]:{port}" if version == 6 else f"{sockaddr[0]}:{port}"))
+    v4 = list(dict.fromkeys(a for v, a in addresses if v == 4))
+    v6 = list(dict.fromkeys(a for v, a in addresses if v == 6))
+    if v4 and v6:  # gRPC's static lists take one family; prefer IPv4 when both are given
+        v6 = []
+    return (f"ipv4:{','.join(v4)}" if v4 else f"ipv6:{','.join(v6)}"), authority
 
 
 def _as_step(step: Step | Mapping[str, Any], index: int | None = None) -> Step:
@@ -67,19 +152,22 @@ class Client:
     @classmethod
     def remote(
         cls,
-        target: str,
+        target: str | Sequence[str],
         *,
         timeout: float | None = 60.0,
         token: str | None = None,
         tls: ClientTls | bool | None = None,
         channel_options: Sequence[tuple[str, Any]] = (),
+        retry_attempts: int = 5,
     ) -> Client:
-        """A client of the Plateau server at ``target`` (``"host:port"``).
+        """A client of the Plateau server(s) at ``target``.
 
         Parameters
         ----------
         target
-            ``host:port`` of the server.
+            ``host:port`` of the server, or of a DNS name with one address per replica, or a
+            sequence of ``host:port`` (replicas; names among them are resolved once). Calls
+            are spread with ``round_robin``.
         timeout
             Deadline of each call in seconds (None for none).
         token
@@ -91,14 +179,27 @@ class Client:
         channel_options
             Extra gRPC channel arguments, e.g. ``[("grpc.max_reconnect_backoff_ms", 1000)]``
             for a client that must reconnect quickly after a server restart.
+        retry_attempts
+            Tries per call on ``UNAVAILABLE`` (2–5), by gRPC's retry policy
+            (:func:`service_config`).
 
         Raises
         ------
         InvalidArgument
-            ``target`` is empty, or ``token`` holds characters not allowed in metadata.
+            ``target`` is empty or malformed (a name that does not resolve), or ``token``
+            holds characters not allowed in metadata.
+        ValueError
+            ``retry_attempts`` outside 2–5.
         """
         return cls(
-            _Remote(target, timeout, token=token, tls=ClientTls() if tls is True else (tls or None), channel_options=channel_options)
+            _Remote(
+                target,
+                timeout,
+                token=token,
+                tls=ClientTls() if tls is True else (tls or None),
+                channel_options=channel_options,
+                retry_attempts=retry_attempts,
+            )
         )
 
     def observe(self, run_id: str, step: Step | Mapping[str, Any], context: str | None = None) -> Verdict:
@@ -202,27 +303,35 @@ class _Local:
 class _Remote:
     def __init__(
         self,
-        target: str,
+        target: str | Sequence[str],
         timeout: float | None,
         *,
         token: str | None = None,
         tls: ClientTls | None = None,
         channel_options: Sequence[tuple[str, Any]] = (),
+        retry_attempts: int = 5,
     ) -> None:
         import grpc
 
         from plateau.v1 import plateau_pb2_grpc
 
-        if not target or not isinstance(target, str):
-            raise InvalidArgument("target", "must be 'host:port'")
+        targets = [target] if isinstance(target, str) else list(target)
+        if not targets or not all(isinstance(t, str) and t for t in targets):
+            raise InvalidArgument("target", "must be 'host:port' or a non-empty list of them")
         if token is not None and (not token or any(ord(c) < 32 or ord(c) > 126 for c in token)):
             raise InvalidArgument("token", "must be non-empty printable ASCII")
+        config = service_config(retry_attempts)
+        target, authority = _channel_target(targets)
         self._grpc = grpc
         options: list[tuple[str, Any]] = [
             ("grpc.max_send_message_length", 16 * 1024 * 1024),
             ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+            ("grpc.service_config", config),
+            ("grpc.enable_retries", 1),
             *channel_options,
         ]
+        if authority is not None:
+            options.append(("grpc.default_authority", authority))
         if tls is None:
             self._channel = grpc.insecure_channel(target, options=options)
         else:

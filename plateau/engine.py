@@ -11,7 +11,11 @@
    signals (:mod:`plateau.signals.semantic`), fusion (:mod:`plateau.fuse`), the breaker
    (:mod:`plateau.breaker`) → :class:`~plateau.types.Verdict`.
 5. Still under the lock, the store persists the step (learned state, fingerprint, verdict) in
-   one atomic change before the verdict is returned (:mod:`plateau.store`).
+   one atomic change before the verdict is returned (:mod:`plateau.store`). A store shared by
+   several processes (Redis) makes that change a compare-and-set: when another process moved
+   the run on meanwhile, the engine re-reads it and starts again from step 2 (usually finding
+   the verdict the other process stored), and the ordering wait of step 2 also covers steps
+   other processes announced.
 
 Runs are namespaced per *tenant* (``tenant=""`` unless the server's auth says otherwise): a
 run of another tenant is indistinguishable from a run that does not exist.
@@ -35,7 +39,7 @@ import numpy as np
 from plateau.breaker import Breaker
 from plateau.config import Config
 from plateau.embed import CachedEmbedder, Embedder
-from plateau.errors import InvalidArgument, LimitExceeded, RunNotFound, StepConflict
+from plateau.errors import InvalidArgument, LimitExceeded, RunNotFound, StepConflict, StoreUnavailable
 from plateau.fuse import fuse
 from plateau.signals.information import NEW_FACT_TERMS, InformationTracker
 from plateau.signals.intent import IntentReader, Repetition
@@ -44,11 +48,17 @@ from plateau.signals.progress import ProgressTracker
 from plateau.signals.semantic import SemanticTracker
 from plateau.signals.talk import TalkTracker
 from plateau.signals.textual import TextualTracker
-from plateau.store.base import RunKey, Store
+from plateau.store.base import RunKey, StaleRecord, Store
 from plateau.store.memory import MemoryStore
 from plateau.types import RunInfo, Step, ToolStatus, Verdict
 
 __all__ = ["Engine", "RunRecord", "validate_run_id"]
+
+#: Attempts at a change that another process keeps racing (compare-and-set refused) before
+#: the call is ``StoreUnavailable``.
+_CAS_ATTEMPTS = 8
+#: Seconds between checks of a predecessor that another process is judging (shared stores).
+_REMOTE_POLL_SECONDS = 0.02
 
 
 def validate_run_id(run_id: object, max_chars: int) -> str:
@@ -164,6 +174,7 @@ class Engine:
             embedder = BatchingEmbedder(SentenceTransformerEmbedder())
         self.embedder: Embedder = embedder if isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
         self.store: Store = store if store is not None else MemoryStore()
+        self.store.bind(self.config)
         self.clock = clock
         self.intent = IntentReader(self.embedder)
         self._gates: dict[RunKey, _Gate] = {}
@@ -238,6 +249,10 @@ class Engine:
     def _predecessor_in_flight(gate: _Gate, seen: int, index: int) -> bool:
         return any(seen <= i < index for i in gate.inflight)
 
+    def _predecessor_elsewhere(self, key: RunKey, seen: int, index: int) -> bool:
+        """Whether another process sharing the store judges a step in ``[seen, index)``."""
+        return index > seen and any(seen <= i < index for i in self.store.inflight(key))
+
     # ----------------------------------------------------------------- embedding
     def embed_inputs(self, step: Step) -> tuple[str | None, str | None]:
         """The two texts embedded for ``step``: its text, and its tool call + result.
@@ -311,11 +326,13 @@ class Engine:
         with self._gate(key) as gate:
             with gate.cond:
                 gate.inflight[step.index] = gate.inflight.get(step.index, 0) + 1
+            token = None
             try:
+                token = self.store.enter(key, step.index, wait + 60.0)
                 with gate.cond:
                     record = self.store.get(key)
                     seen = 0 if record is None else len(record.fingerprints)
-                    ahead_ok = self._predecessor_in_flight(gate, seen, step.index)
+                    ahead_ok = self._predecessor_in_flight(gate, seen, step.index) or self._predecessor_elsewhere(key, seen, step.index)
                     stored = self._check_place(record, run_id, step, fingerprint, context, ahead_ok=ahead_ok)
                     if record is None and step.index == 0:
                         self._check_tenant_room(tenant)
@@ -323,19 +340,30 @@ class Engine:
                     return stored
                 text_vec, obs_vec = self._embed(step)
                 deadline = time.monotonic() + wait
-                with gate.cond:
-                    while True:
-                        record = self.store.get(key)
-                        seen = 0 if record is None else len(record.fingerprints)
-                        remaining = deadline - time.monotonic()
-                        if step.index <= seen or remaining <= 0 or not self._predecessor_in_flight(gate, seen, step.index):
-                            break
-                        gate.cond.wait(remaining)
-                    stored = self._check_place(record, run_id, step, fingerprint, context)
-                    if stored is not None:
-                        return stored
-                    return self._accept(key, record, step, fingerprint, context, text_vec, obs_vec)
+                for _ in range(_CAS_ATTEMPTS):
+                    with gate.cond:
+                        while True:
+                            record = self.store.get(key)
+                            seen = 0 if record is None else len(record.fingerprints)
+                            remaining = deadline - time.monotonic()
+                            if step.index <= seen or remaining <= 0:
+                                break
+                            if self._predecessor_in_flight(gate, seen, step.index):
+                                gate.cond.wait(remaining)
+                            elif self._predecessor_elsewhere(key, seen, step.index):
+                                gate.cond.wait(min(remaining, _REMOTE_POLL_SECONDS))
+                            else:
+                                break
+                        stored = self._check_place(record, run_id, step, fingerprint, context)
+                        if stored is not None:
+                            return stored
+                        try:
+                            return self._accept(key, record, step, fingerprint, context, text_vec, obs_vec)
+                        except StaleRecord:  # another process changed the run: read it again
+                            continue
+                raise StoreUnavailable(f"store: run {run_id!r} kept changing in other processes; step {step.index} was not applied")
             finally:
+                self.store.leave(key, token)
                 with gate.cond:
                     left = gate.inflight[step.index] - 1
                     if left:
@@ -561,13 +589,18 @@ class Engine:
         validate_run_id(run_id, self.config.max_run_id_chars)
         key = (tenant, run_id)
         with self._locked(key):
-            old = self._record(key)
-            now = self.clock()
-            record = RunRecord(
-                run_id=run_id, context=old.context, analysis=_Analysis(self.config), tenant=tenant, created=old.created, updated=now
-            )
-            self.store.replace(key, record)
-            return self._info(record)
+            for _ in range(_CAS_ATTEMPTS):
+                old = self._record(key)
+                now = self.clock()
+                record = RunRecord(
+                    run_id=run_id, context=old.context, analysis=_Analysis(self.config), tenant=tenant, created=old.created, updated=now
+                )
+                try:
+                    self.store.replace(key, record)
+                except StaleRecord:
+                    continue
+                return self._info(record)
+            raise StoreUnavailable(f"store: run {run_id!r} kept changing in other processes; it was not reset")
 
     def end_run(self, run_id: str, *, tenant: str = "") -> RunInfo:
         """Mark the run ended: later new steps are a ``StepConflict``; its state stays readable
@@ -578,16 +611,21 @@ class Engine:
         validate_run_id(run_id, self.config.max_run_id_chars)
         key = (tenant, run_id)
         with self._locked(key):
-            record = self._record(key)
-            if not record.ended:
-                now = self.clock()
-                record.ended, record.ended_at, record.updated = True, now, now
-                try:
-                    self.store.update(key, record)
-                except BaseException:
-                    self.store.discard(key)
-                    raise
-            return self._info(record)
+            for _ in range(_CAS_ATTEMPTS):
+                record = self._record(key)
+                if not record.ended:
+                    now = self.clock()
+                    record.ended, record.ended_at, record.updated = True, now, now
+                    try:
+                        self.store.update(key, record)
+                    except StaleRecord:
+                        self.store.discard(key)
+                        continue
+                    except BaseException:
+                        self.store.discard(key)
+                        raise
+                return self._info(record)
+            raise StoreUnavailable(f"store: run {run_id!r} kept changing in other processes; it was not ended")
 
     def expire(self, now: float | None = None) -> int:
         """Delete runs idle longer than ``config.idle_run_ttl_seconds`` or ended longer than

@@ -17,6 +17,12 @@ What it does (bounded in count and time, loopback only):
 
 3. When ``--restart-at`` of all steps have verdicts, kills the server with SIGKILL and starts it
    again on the same port and store.
+
+   With ``--store redis --replicas N`` it starts a throwaway ``redis-server`` (loopback, no
+   persistence) and N replicas sharing it (``--store redis://…``); the agents' clients know
+   every replica (``Client.remote([…])``: round_robin, retries on UNAVAILABLE). At
+   ``--restart-at`` the first replica is killed with SIGKILL and *not* restarted: the clients
+   continue on the others (with one replica it is restarted, as with SQLite).
 4. Checks from the client side, for every run: every step got exactly one verdict (``lost``),
    the server counted each step once (``GetRun.steps`` equals the steps sent, else
    ``double_counted``), every repeated answer equals the first, and the verdict sequence
@@ -25,11 +31,13 @@ What it does (bounded in count and time, loopback only):
    same decision whose signals differ by at most 1e-4 is counted apart as
    ``signal_last_decimal`` (with the hashing embedder every verdict must be bit-identical).
 
-Prints throughput, latency percentiles and the lines ``lost=N``, ``double_counted=N``,
-``mismatched=N``; exits 0 only when all three are 0 and the restart happened.
+Prints throughput, latency percentiles, ``replicas=N`` and the lines ``lost=N``,
+``double_counted=N``, ``mismatched=N``; exits 0 only when all three are 0 and the kill happened.
+With Redis it also prints what Redis did per step (requests, bytes in and out, from ``INFO``).
 
     .venv/bin/python scripts/load_test.py                       # the full run (~1-2 min)
     .venv/bin/python scripts/load_test.py --runs 24 --steps 12  # the small CI version
+    .venv/bin/python scripts/load_test.py --store redis --replicas 2   # two replicas on Redis, one killed
 """
 
 from __future__ import annotations
@@ -89,9 +97,10 @@ def make_run(seed: int, n: int) -> list[Step]:
 
 # ------------------------------------------------------------------------------- the server
 class Server:
-    """``plateau serve`` as a child process on a fixed loopback port and a SQLite store."""
+    """``plateau serve`` as a child process on a fixed loopback port and a store (a SQLite file
+    or a ``redis://`` URL)."""
 
-    def __init__(self, port: int, store: Path, embedder: str) -> None:
+    def __init__(self, port: int, store: Path | str, embedder: str) -> None:
         self.port = port
         self.store = store
         self.embedder = embedder
@@ -106,7 +115,7 @@ class Server:
         """Start and wait until it listens; returns the seconds it took."""
         t0 = time.monotonic()
         cmd = [sys.executable, "-m", "plateau.cli", "serve", "--host", HOST, "--port", str(self.port),
-               "--store", f"sqlite:{self.store}", "--embedder", self.embedder]
+               "--store", self.store if isinstance(self.store, str) else f"sqlite:{self.store}", "--embedder", self.embedder]
         env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         ready = threading.Event()
@@ -175,7 +184,7 @@ class Stats:
 
 
 class Agents:
-    def __init__(self, args: argparse.Namespace, target: str, deadline: float) -> None:
+    def __init__(self, args: argparse.Namespace, target: str | list[str], deadline: float) -> None:
         self.args = args
         self.target = target
         self.deadline = deadline
@@ -267,6 +276,25 @@ def _last_decimal_only(got: Verdict, want: Verdict) -> bool:
     return same and set(got.signals) == set(want.signals) and all(abs(got.signals[k] - want.signals[k]) <= 1.01e-4 for k in keys)
 
 
+def _redis_stats(proc: Any) -> dict[str, float]:
+    """Top-level commands served, bytes received and sent, and memory used by the Redis of ``proc``."""
+    if proc is None:
+        return {}
+    import redis
+
+    with redis.Redis.from_url(proc.url) as r:
+        stats, commands, memory = r.info("stats"), r.info("commandstats"), r.info("memory")
+    # requests a replica sends: script calls, transactions, the in-flight check (scripts' own
+    # commands are counted by Redis under their names too, so those names are left out)
+    top_level = ("cmdstat_evalsha", "cmdstat_multi", "cmdstat_zrangebyscore")
+    return {
+        "calls": float(sum(commands.get(name, {}).get("calls", 0) for name in top_level)),
+        "in": float(stats["total_net_input_bytes"]),
+        "out": float(stats["total_net_output_bytes"]),
+        "memory": float(memory["used_memory"]),
+    }
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -287,19 +315,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--call-timeout", type=float, default=20.0, help="deadline of each call, s")
     parser.add_argument("--max-seconds", type=float, default=600.0, help="hard time limit of the whole test, s")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--store", choices=("sqlite", "redis"), default="sqlite", help="the replicas' store (default %(default)s)")
+    parser.add_argument("--replicas", type=int, default=1, help="servers sharing the store (redis only; default %(default)s)")
     args = parser.parse_args(argv)
+    if not 1 <= args.replicas <= 8 or (args.replicas > 1 and args.store != "redis"):
+        parser.error("--replicas 1..8, and more than one needs --store redis")
     if not (1 <= args.runs <= 5000 and 1 <= args.steps <= 500 and 1 <= args.agents <= 256):
         parser.error("--runs 1..5000, --steps 1..500, --agents 1..256 (the test is bounded)")
 
     total = args.runs * args.steps
     runs = [RunResult(run_id=f"load-{args.seed}-{r}", steps=make_run(args.seed * 100_003 + r, args.steps)) for r in range(args.runs)]
+    redis_proc: Any = None
     with tempfile.TemporaryDirectory(prefix="plateau-load-") as tmp:
-        server = Server(free_port(), Path(tmp) / "runs.sqlite", args.embedder)
-        boot = server.start()
-        print(f"server: pid {server.proc.pid if server.proc else '?'} on {server.target}, store {server.store}, "
-              f"embedder {args.embedder}, started in {boot:.1f} s", flush=True)
+        store: Path | str = Path(tmp) / "runs.sqlite"
+        if args.store == "redis":
+            from plateau.store.redis_proc import RedisProcess
+
+            redis_proc = RedisProcess()
+            store = redis_proc.url
+            print(f"redis: redis-server pid {redis_proc.proc.pid} on {store} (no persistence)", flush=True)
+        servers = [Server(free_port(), store, args.embedder) for _ in range(args.replicas)]
+        server = servers[0]
+        for each in servers:
+            boot = each.start()
+            print(f"server: pid {each.proc.pid if each.proc else '?'} on {each.target}, store {each.store}, "
+                  f"embedder {args.embedder}, started in {boot:.1f} s", flush=True)
+        redis_before = _redis_stats(redis_proc)
         deadline = time.monotonic() + args.max_seconds
-        agents = Agents(args, server.target, deadline)
+        targets = [each.target for each in servers]
+        agents = Agents(args, targets if len(targets) > 1 else targets[0], deadline)
         restart: dict[str, Any] = {}
 
         def restarter() -> None:
@@ -311,6 +355,11 @@ def main(argv: list[str] | None = None) -> int:
             old_pid = server.proc.pid if server.proc else None
             t0 = time.monotonic()
             server.kill()
+            if len(servers) > 1:  # the others carry on; this one stays dead
+                restart["down"] = 0.0
+                print(f"kill: kill -9 of replica pid {old_pid} ({server.target}) after {restart['at_steps']}/{total} steps; "
+                      f"{len(servers) - 1} replica(s) carry on", flush=True)
+                return
             restart["boot"] = server.start()
             restart["down"] = time.monotonic() - t0
             print(f"restart: kill -9 of pid {old_pid} after {restart['at_steps']}/{total} steps; new pid "
@@ -339,6 +388,7 @@ def main(argv: list[str] | None = None) -> int:
             t.join(max(0.0, deadline - time.monotonic()))
         elapsed = time.monotonic() - t0
         watcher.join(timeout=5)
+        redis_after = _redis_stats(redis_proc)
 
         # ---------------------------------------------------------------- checks
         lost = double = mismatched = rounding = 0
@@ -352,7 +402,8 @@ def main(argv: list[str] | None = None) -> int:
             from plateau.embed import SentenceTransformerEmbedder
 
             reference = Engine(embedder=SentenceTransformerEmbedder())
-        with Client.remote(server.target, timeout=60.0, channel_options=CHANNEL_OPTIONS) as check:
+        alive = [each.target for each in servers if each.proc is not None and each.proc.poll() is None]
+        with Client.remote(alive, timeout=60.0, channel_options=CHANNEL_OPTIONS) as check:
             for res in runs:
                 missing = [i for i in range(len(res.steps)) if not res.answers.get(i)]
                 lost += len(missing)
@@ -382,7 +433,10 @@ def main(argv: list[str] | None = None) -> int:
                 if info.steps != len(res.steps) or (info.last_verdict is not None and info.last_verdict != expected[-1]):
                     double += 1
                     problems.append(f"{res.run_id}: the server holds {info.steps} steps, the client sent {len(res.steps)}")
-        server.stop()
+        for each in servers:
+            each.stop()
+        if redis_proc is not None:
+            redis_proc.stop()
 
     answers = sum(len(v) for r in runs for v in r.answers.values())
     lat = agents.stats.latencies
@@ -399,8 +453,21 @@ def main(argv: list[str] | None = None) -> int:
     print("verdicts: " + " ".join(f"{k}={v}" for k, v in sorted(actions.items())))
     print(f"elapsed={elapsed:.1f}s throughput={answers / elapsed:.0f} calls/s ({total / elapsed:.0f} steps/s) "
           f"latency_p50={percentile(lat, 0.50) * 1000:.1f}ms latency_p99={percentile(lat, 0.99) * 1000:.1f}ms")
-    print(f"restarted={'yes' if 'down' in restart else 'no'}"
-          + (f" restart_after_steps={restart['at_steps']} downtime={restart['down']:.1f}s" if "down" in restart else ""))
+    if len(servers) > 1:
+        print(f"killed={'yes' if 'down' in restart else 'no'}"
+              + (f" kill_after_steps={restart['at_steps']} (one replica, not restarted)" if "down" in restart else ""))
+    else:
+        print(f"restarted={'yes' if 'down' in restart else 'no'}"
+              + (f" restart_after_steps={restart['at_steps']} downtime={restart['down']:.1f}s" if "down" in restart else ""))
+    if redis_before and redis_after:
+        applied = total - lost
+        calls = redis_after["calls"] - redis_before["calls"]
+        bytes_in = redis_after["in"] - redis_before["in"]
+        bytes_out = redis_after["out"] - redis_before["out"]
+        print(f"redis per step: {calls / max(1, answers):.1f} requests per call answered ({calls / max(1, applied):.1f} per step applied), "
+              f"{bytes_in / max(1, applied) / 1024:.1f} KiB in, {bytes_out / max(1, applied) / 1024:.1f} KiB out; "
+              f"used_memory={redis_after['memory'] / 2**20:.1f} MiB for {args.runs} runs")
+    print(f"replicas={args.replicas}")
     for line in problems[:10]:
         print("problem: " + line)
     print(f"lost={lost}")

@@ -33,6 +33,25 @@ def test_small_load_test_loses_nothing_across_a_kill_and_restart() -> None:
         assert f"{key}=0" in lines
 
 
+def test_small_load_test_on_two_redis_replicas_loses_nothing_when_one_is_killed() -> None:
+    """load_test.py --store redis --replicas 2: one replica killed with kill -9 midway, 0 lost, 0 double-counted, 0 mismatched."""
+    from plateau.store.redis_proc import redis_server_binary
+
+    if redis_server_binary() is None:
+        pytest.skip("redis-server is not installed (.ci/run installs it)")
+    pytest.importorskip("redis", reason="redis-py is not installed (pip install '.[server]')")
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "load_test.py"), "--store", "redis", "--replicas", "2", "--runs", "30",
+         "--steps", "12", "--agents", "8", "--max-seconds", "240"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    lines = out.stdout.splitlines()
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "killed=yes" in " ".join(lines) and "replicas=2" in lines
+    for key in ("lost", "double_counted", "mismatched"):
+        assert f"{key}=0" in lines
+
+
 def test_metrics_count_requests_verdicts_batches_and_cache() -> None:
     """The metrics endpoint reports requests by code, latencies, verdicts by action, batch sizes, cache and store counters."""
     pytest.importorskip("prometheus_client")

@@ -215,3 +215,43 @@ def test_serve_refuses_bad_store_and_tls_options(capsys: pytest.CaptureFixture[s
     assert "unknown store 'redis'" in capsys.readouterr().err
     assert main(["serve", "--store", "memory", "--embedder", "hashing", "--tls-cert", "x.pem"]) == 2
     assert "--tls-cert and --tls-key go together" in capsys.readouterr().err
+
+
+def test_a_step_writes_its_changes_not_the_whole_state(tmp_path: Path) -> None:
+    """With large, ever-new tool results the run row stays small and the state's changes go to the append-only log."""
+    from plateau.store import codec
+
+    engine = _engine(tmp_path / "runs.sqlite")
+    for i in range(30):
+        result = " ".join(f"row{i}_{j} field{(i * 31 + j) % 997}" for j in range(300))
+        engine.observe("r", Step(index=i, text=f"Listing table {i}.", tool="sql", args={"q": str(i)}, result=result))
+    store = engine.store
+    assert isinstance(store, SqliteStore)
+    whole = len(codec.dumps(store.get(("", "r")).analysis))
+    with sqlite3.connect(tmp_path / "runs.sqlite") as db:
+        (base,) = db.execute("SELECT length(analysis) FROM runs").fetchone()
+        entries = [n for (n,) in db.execute("SELECT length(entry) FROM statelog ORDER BY seq")]
+    assert whole > 100_000 and base < whole / 10
+    assert len(entries) >= 2 and min(entries) < whole / 10  # each step appended its changes
+    engine.close()
+    reopened = _engine(tmp_path / "runs.sqlite")
+    assert len(codec.dumps(reopened.store.get(("", "r")).analysis)) == whole
+    reopened.close()
+
+
+def test_a_version_1_file_is_upgraded_and_its_pickled_runs_are_refused(tmp_path: Path) -> None:
+    """A schema-1 file gains the state log; a run saved as pickle (format 3) is refused by name, never unpickled."""
+    path = tmp_path / "runs.sqlite"
+    engine = _engine(path)
+    engine.observe("r", Step(index=0, text="x"))
+    engine.close()
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE statelog")
+        db.execute("UPDATE runs SET analysis = ?, analysis_format = 3", (b"\x80\x05 not to be loaded",))
+        db.execute("PRAGMA user_version = 1")
+    store = SqliteStore(path)
+    with pytest.raises(StoreUnavailable, match="format 3; this Plateau reads format 4"):
+        store.get(("", "r"))
+    fresh = Engine(embedder=HashingEmbedder(), store=store)
+    assert fresh.observe("s", Step(index=0, text="y")).step_index == 0
+    fresh.close()

@@ -1,7 +1,8 @@
 """Run stores: in memory (:class:`MemoryStore`) or durable on SQLite (:class:`SqliteStore`).
 
 :func:`open_store` turns a ``--store`` value into a store: ``memory``, ``sqlite`` (the default
-file, :func:`default_sqlite_path`) or ``sqlite:PATH``.
+file, :func:`default_sqlite_path`), ``sqlite:PATH`` or ``redis://HOST:PORT/DB`` (shared by
+several replicas, :class:`~plateau.store.redis_store.RedisStore`).
 
 ``plateau serve`` defaults to ``sqlite``: one file per listening port
 (``runs-50051.sqlite``), so servers on different ports never share a file and a server
@@ -39,15 +40,22 @@ def default_sqlite_path(port: int | None = None) -> Path:
 
 def open_store(spec: str, *, port: int | None = None) -> Store:
     """The store named by ``spec``: ``memory``, ``sqlite`` (:func:`default_sqlite_path` of
-    ``port``) or ``sqlite:PATH``.
+    ``port``), ``sqlite:PATH`` or ``redis://HOST:PORT/DB`` (also ``rediss://``, ``unix://``).
 
     Raises
     ------
     InvalidArgument
         ``store`` for an unknown kind or an empty path.
     StoreUnavailable
-        The SQLite file cannot be opened (see :class:`~plateau.store.sqlite.SqliteStore`).
+        The SQLite file cannot be opened (see :class:`~plateau.store.sqlite.SqliteStore`), or
+        Redis cannot be reached.
     """
+    if spec.startswith(("redis://", "rediss://", "unix://")):
+        try:
+            from plateau.store.redis_store import RedisStore
+        except ImportError as exc:  # pragma: no cover - the server extra installs redis
+            raise InvalidArgument("store", f"{spec!r} needs the redis package: pip install 'plateau[server]'") from exc
+        return RedisStore(spec)
     kind, _, arg = spec.partition(":")
     if kind == "memory" and not arg:
         return MemoryStore()
@@ -57,4 +65,4 @@ def open_store(spec: str, *, port: int | None = None) -> Store:
         if _ and not arg:
             raise InvalidArgument("store", "sqlite:PATH needs a path")
         return SqliteStore(arg or default_sqlite_path(port))
-    raise InvalidArgument("store", f"unknown store {spec!r}; use memory, sqlite or sqlite:PATH")
+    raise InvalidArgument("store", f"unknown store {spec!r}; use memory, sqlite, sqlite:PATH or redis://HOST:PORT/DB")

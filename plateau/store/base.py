@@ -15,6 +15,14 @@ Each change that the engine makes is one call, and a durable store makes each ca
 
 When a change fails the store raises :class:`~plateau.errors.StoreUnavailable` and forgets any
 cached copy (:meth:`Store.discard`), so the next read sees the last durable state.
+
+A store *shared* by several server processes (Redis) also makes each change a compare-and-set
+on the version of the record it read: when another process changed the run in between, the
+change raises :class:`StaleRecord`, nothing is written, and the engine re-reads the run and
+tries again (or returns the verdict the other process stored). Such a store also tells the
+engine which steps of a run other processes are judging (:meth:`Store.enter`,
+:meth:`Store.inflight`), so that a step can wait for its predecessor across processes. A
+single-process store (:class:`SingleProcessStore`) holds no such state.
 """
 
 from __future__ import annotations
@@ -22,10 +30,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["RunKey", "Store"]
+__all__ = ["RunKey", "SingleProcessStore", "StaleRecord", "Store"]
 
 #: ``(tenant, run_id)``; the tenant is ``""`` when auth is off.
 RunKey = tuple[str, str]
+
+
+class StaleRecord(Exception):
+    """A change was refused because another process changed the run since it was read."""
 
 
 @runtime_checkable
@@ -72,3 +84,38 @@ class Store(Protocol):
     def close(self) -> None:
         """Release files and connections (idempotent)."""
         ...
+
+    def bind(self, config: Any) -> None:
+        """Adopt the engine's :class:`~plateau.config.Config` (retention a store enforces itself)."""
+        ...
+
+    def enter(self, key: RunKey, index: int, seconds: float) -> Any:
+        """Announce that step ``index`` of ``key`` is being judged, for at most ``seconds``;
+        returns a token for :meth:`leave`."""
+        ...
+
+    def leave(self, key: RunKey, token: Any) -> None:
+        """Withdraw an announcement made by :meth:`enter` (no error when it expired)."""
+        ...
+
+    def inflight(self, key: RunKey) -> frozenset[int]:
+        """Indices of ``key`` that *other processes* announced and still judge."""
+        ...
+
+
+class SingleProcessStore:
+    """The cross-process part of :class:`Store` for a store used by one process only."""
+
+    def bind(self, config: Any) -> None:
+        """Nothing to adopt: the engine's sweep enforces retention (:meth:`Store.expired`)."""
+
+    def enter(self, key: RunKey, index: int, seconds: float) -> Any:
+        """Nothing to announce: the engine knows its own steps in flight."""
+        return None
+
+    def leave(self, key: RunKey, token: Any) -> None:
+        """Nothing to withdraw."""
+
+    def inflight(self, key: RunKey) -> frozenset[int]:
+        """No other process uses this store."""
+        return frozenset()

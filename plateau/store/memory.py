@@ -13,12 +13,12 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from plateau.store.base import RunKey
+from plateau.store.base import RunKey, SingleProcessStore
 
 __all__ = ["MemoryStore"]
 
 
-class MemoryStore:
+class MemoryStore(SingleProcessStore):
     """Run records by ``(tenant, run_id)``, in process memory."""
 
     def __init__(self) -> None:

@@ -7,16 +7,19 @@ re-sent step gets its stored verdict.
 
 Layout (``PRAGMA user_version`` = :data:`SCHEMA_VERSION`)::
 
-    runs  (tenant, run_id, context, ended, created, updated, ended_at, steps,
-           analysis BLOB, analysis_format)            one row per run
-    steps (tenant, run_id, idx, fingerprint, verdict)  one row per accepted step (verdict as JSON)
+    runs     (tenant, run_id, context, ended, created, updated, ended_at, steps,
+              analysis, analysis_format)                  one row per run
+    steps    (tenant, run_id, idx, fingerprint, verdict)  one row per accepted step (verdict as JSON)
+    statelog (tenant, run_id, seq, entry)                 the learned state's log of changes
 
-The learned state (``RunRecord.analysis``: trackers, baseline, CUSUM, breaker) is stored as a
-:mod:`pickle` (protocol 5) tagged with :data:`ANALYSIS_FORMAT`. Bump that number whenever the
-classes behind the learned state change incompatibly; runs stored in another format are refused
-with ``StoreUnavailable`` naming both formats (end them on the old version, or let them expire).
-Pickle executes code when loaded, so the file is created mode 0600 and must be trusted like the
-server's own code; the store never loads a file that other users can write.
+The learned state (``RunRecord.analysis``: trackers, baseline, CUSUM, breaker) is written with
+:mod:`plateau.store.codec` (tagged JSON, versioned, never pickle; :data:`ANALYSIS_FORMAT`): a
+small base document in ``runs.analysis`` plus, in ``statelog``, a log of the changes to its
+large containers (term sets, histories), compacted when it outgrows them. A step therefore
+writes its verdict, the base and what changed, not the run's whole state. Runs stored in
+another format (format 3 was pickle) are refused with ``StoreUnavailable`` naming both formats
+(end them on the old version, or let them expire). A schema version 1 file is upgraded in place
+(its ``statelog`` table is added). The file is created mode 0600 (it holds the runs' text).
 
 Durability: ``synchronous=NORMAL`` (the default) in WAL mode makes every committed transaction
 survive the death of the process (``kill -9``, OOM): the commit has reached the operating system
@@ -34,7 +37,6 @@ import json
 import logging
 import math
 import os
-import pickle
 import sqlite3
 import stat
 import threading
@@ -44,17 +46,21 @@ from pathlib import Path
 from typing import Any
 
 from plateau.errors import StoreUnavailable
-from plateau.store.base import RunKey
+from plateau.store.base import RunKey, SingleProcessStore
+from plateau.store.codec import CodecError, StateLog
 from plateau.types import Action, BreakerState, Verdict
 
 __all__ = ["ANALYSIS_FORMAT", "SCHEMA_VERSION", "SqliteStore", "verdict_from_json", "verdict_to_json"]
 
 log = logging.getLogger("plateau.store")
 
-#: Version of the table layout (``PRAGMA user_version``).
-SCHEMA_VERSION = 1
-#: Version of the pickled learned state; bump on incompatible changes to its classes.
-ANALYSIS_FORMAT = 3
+#: Version of the table layout (``PRAGMA user_version``); version 1 files are upgraded.
+SCHEMA_VERSION = 2
+#: Format of the stored learned state: 4 is :mod:`plateau.store.codec` (3 was pickle, refused).
+#: New trackers and fields need no codec change, but a stored run decoded into changed classes
+#: would lack their new fields: bump this number whenever the classes behind the learned state
+#: change (both the SQLite and the Redis store refuse runs of another format, naming both).
+ANALYSIS_FORMAT = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -78,6 +84,13 @@ CREATE TABLE IF NOT EXISTS steps (
     fingerprint TEXT NOT NULL,
     verdict TEXT NOT NULL,
     PRIMARY KEY (tenant, run_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS statelog (
+    tenant TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    entry TEXT NOT NULL,
+    PRIMARY KEY (tenant, run_id, seq)
 ) WITHOUT ROWID;
 """
 
@@ -108,7 +121,7 @@ def verdict_from_json(run_id: str, text: str) -> Verdict:
     )
 
 
-class SqliteStore:
+class SqliteStore(SingleProcessStore):
     """Run records in a SQLite file, with a write-through cache of recently used runs.
 
     Parameters
@@ -143,6 +156,7 @@ class SqliteStore:
         self.cache_runs = cache_runs
         self.errors = 0
         self._cache: OrderedDict[RunKey, Any] = OrderedDict()
+        self._states: dict[RunKey, StateLog] = {}  # what is persisted of each cached run's state
         self._counts: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._lockfile: Any = None
@@ -154,7 +168,7 @@ class SqliteStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={self.synchronous}")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, SCHEMA_VERSION):
+            if version not in (0, 1, SCHEMA_VERSION):
                 raise StoreUnavailable(f"store: {self.path} has schema version {version}; this Plateau reads version {SCHEMA_VERSION}")
             self._db.executescript(_SCHEMA)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
@@ -175,7 +189,7 @@ class SqliteStore:
         except OSError as exc:
             raise StoreUnavailable(f"store: cannot create {path}: {exc}") from exc
         if mode & (stat.S_IWGRP | stat.S_IWOTH):
-            raise StoreUnavailable(f"store: {path} is writable by other users; chmod 600 it (the store holds pickled state)")
+            raise StoreUnavailable(f"store: {path} is writable by other users; chmod 600 it (the store holds the runs' state)")
         try:
             import fcntl
         except ImportError:  # not POSIX: no advisory lock
@@ -194,16 +208,22 @@ class SqliteStore:
             self._lockfile = None
 
     # ------------------------------------------------------------------ cache
-    def _remember(self, key: RunKey, record: Any) -> None:
+    def _remember(self, key: RunKey, record: Any, state: StateLog) -> None:
         self._cache[key] = record
+        self._states[key] = state
         self._cache.move_to_end(key)
         while len(self._cache) > self.cache_runs:
-            self._cache.popitem(last=False)
+            old, _ = self._cache.popitem(last=False)
+            self._states.pop(old, None)
+
+    def _forget(self, key: RunKey) -> None:
+        self._cache.pop(key, None)
+        self._states.pop(key, None)
 
     def _fail(self, key: RunKey | None, what: str, exc: BaseException) -> StoreUnavailable:
         self.errors += 1
         if key is not None:
-            self._cache.pop(key, None)
+            self._forget(key)
         log.error("store: %s failed: %s", what, exc)
         return StoreUnavailable(f"store: {what} failed ({exc}); the change was not applied, retrying is safe")
 
@@ -220,17 +240,19 @@ class SqliteStore:
                 self._cache.move_to_end(key)
                 return record
             try:
-                record = self._load(key)
+                loaded = self._load(key)
             except StoreUnavailable:
                 self.errors += 1
                 raise
-            except (sqlite3.Error, pickle.UnpicklingError, ValueError, TypeError, AttributeError, EOFError, ImportError) as exc:
+            except (sqlite3.Error, CodecError, ValueError, TypeError, AttributeError) as exc:
                 raise self._fail(None, f"reading run {key[1]!r}", exc) from exc
-            if record is not None:
-                self._remember(key, record)
+            if loaded is None:
+                return None
+            record, state = loaded
+            self._remember(key, record, state)
             return record
 
-    def _load(self, key: RunKey) -> Any | None:
+    def _load(self, key: RunKey) -> tuple[Any, StateLog] | None:
         from plateau.engine import RunRecord
 
         row = self._db.execute(
@@ -244,7 +266,9 @@ class SqliteStore:
             raise StoreUnavailable(
                 f"store: run {key[1]!r} was saved in analysis format {fmt}; this Plateau reads format {ANALYSIS_FORMAT}"
             )
-        analysis = pickle.loads(blob)
+        state = StateLog()
+        entries = [e for (e,) in self._db.execute("SELECT entry FROM statelog WHERE tenant=? AND run_id=? ORDER BY seq", key)]
+        analysis = state.restore(blob, entries)
         fingerprints: list[str] = []
         verdicts: list[Verdict] = []
         for idx, fingerprint, verdict in self._db.execute(
@@ -256,7 +280,7 @@ class SqliteStore:
             verdicts.append(verdict_from_json(key[1], verdict))
         if len(fingerprints) != steps:
             raise ValueError(f"run {key[1]!r} records {steps} steps but holds {len(fingerprints)}")
-        return RunRecord(
+        record = RunRecord(
             run_id=key[1],
             context=context,
             analysis=analysis,
@@ -268,6 +292,7 @@ class SqliteStore:
             updated=updated,
             ended_at=ended_at,
         )
+        return record, state
 
     def count(self, tenant: str) -> int:
         """Number of runs ``tenant`` holds."""
@@ -294,11 +319,10 @@ class SqliteStore:
         return [(t, r) for t, r in rows]
 
     # ------------------------------------------------------------------ writes
-    def _run_row(self, key: RunKey, record: Any) -> tuple[Any, ...]:
-        blob = pickle.dumps(record.analysis, protocol=5)
+    def _run_row(self, key: RunKey, record: Any, base: str) -> tuple[Any, ...]:
         return (
             key[0], key[1], record.context, int(record.ended), record.created, record.updated, record.ended_at,
-            len(record.fingerprints), blob, ANALYSIS_FORMAT,
+            len(record.fingerprints), base, ANALYSIS_FORMAT,
         )
 
     _UPSERT = (
@@ -311,13 +335,24 @@ class SqliteStore:
     def _write(self, key: RunKey, record: Any, what: str, *, clear_steps: bool, new_step: bool) -> None:
         with self._lock:
             existed = key in self._cache or self._exists(key)
+            prior = self._states.get(key) if self._cache.get(key) is record else None
+            state = StateLog() if prior is None or clear_steps else prior.copy()
             try:
-                row = self._run_row(key, record)
+                base, entry, full = state.snapshot(record.analysis, full=prior is None or clear_steps)
+                row = self._run_row(key, record, base)
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
                     self._db.execute(self._UPSERT, row)
                     if clear_steps:
                         self._db.execute("DELETE FROM steps WHERE tenant=? AND run_id=?", key)
+                    if full:
+                        self._db.execute("DELETE FROM statelog WHERE tenant=? AND run_id=?", key)
+                    if entry:
+                        self._db.execute(
+                            "INSERT INTO statelog (tenant, run_id, seq, entry) VALUES (?, ?, "
+                            "(SELECT coalesce(max(seq), -1) + 1 FROM statelog WHERE tenant=? AND run_id=?), ?)",
+                            (*key, *key, entry),
+                        )
                     if new_step and record.verdicts:
                         idx = len(record.fingerprints) - 1
                         self._db.execute(
@@ -328,14 +363,15 @@ class SqliteStore:
                 except BaseException:
                     self._db.execute("ROLLBACK")
                     raise
-            except (sqlite3.Error, pickle.PicklingError, TypeError, ValueError, AttributeError, OSError) as exc:
+            except (sqlite3.Error, CodecError, TypeError, ValueError, AttributeError, OSError) as exc:
                 raise self._fail(key, what, exc) from exc
             except BaseException:
-                self._cache.pop(key, None)
+                self._forget(key)
                 raise
+            state.commit()
             if not existed:
                 self._counts[key[0]] += 1
-            self._remember(key, record)
+            self._remember(key, record, state)
 
     def _exists(self, key: RunKey) -> bool:
         return self._db.execute("SELECT 1 FROM runs WHERE tenant=? AND run_id=?", key).fetchone() is not None
@@ -355,12 +391,13 @@ class SqliteStore:
     def delete(self, key: RunKey) -> None:
         """Delete the run and its steps (no error when absent)."""
         with self._lock:
-            self._cache.pop(key, None)
+            self._forget(key)
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
                     gone = self._db.execute("DELETE FROM runs WHERE tenant=? AND run_id=?", key).rowcount
                     self._db.execute("DELETE FROM steps WHERE tenant=? AND run_id=?", key)
+                    self._db.execute("DELETE FROM statelog WHERE tenant=? AND run_id=?", key)
                     self._db.execute("COMMIT")
                 except BaseException:
                     self._db.execute("ROLLBACK")
@@ -375,7 +412,7 @@ class SqliteStore:
     def discard(self, key: RunKey) -> None:
         """Drop the cached copy of ``key``; the next :meth:`get` reads the file."""
         with self._lock:
-            self._cache.pop(key, None)
+            self._forget(key)
 
     def close(self) -> None:
         """Checkpoint the WAL, close the database and release the file lock (idempotent)."""
@@ -389,6 +426,7 @@ class SqliteStore:
                 log.warning("store: checkpoint on close failed: %s", exc)
             self._db.close()
             self._cache.clear()
+            self._states.clear()
             self._release_lockfile()
 
     def __len__(self) -> int:

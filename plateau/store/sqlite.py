@@ -273,6 +273,14 @@ class SqliteStore:
         """Number of runs ``tenant`` holds."""
         return self._counts.get(tenant, 0)
 
+    def oldest_ended(self, tenant: str) -> RunKey | None:
+        """The key of ``tenant``'s run that ended first, or None when none has ended."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT run_id FROM runs WHERE tenant=? AND ended=1 ORDER BY ended_at LIMIT 1", (tenant,)
+            ).fetchone()
+        return None if row is None else (tenant, row[0])
+
     def keys(self) -> Iterator[RunKey]:
         """Every key held (a snapshot)."""
         with self._lock:

@@ -138,7 +138,7 @@ _LIMIT_OPTIONS = (
     ("max_message_bytes", int, "largest request in bytes"),
     ("max_field_chars", int, "longest text/args/result field in characters"),
     ("max_concurrent_streams", int, "open streaming calls"),
-    ("max_concurrent_rpcs", int, "steps and run calls worked on at once (as many more wait)"),
+    ("max_concurrent_rpcs", int, "steps and run calls worked on at once (4x as many wait)"),
     ("max_chunk_chars", int, "longest GuardStream chunk in characters"),
     ("stream_idle_seconds", float, "a silent stream is closed after this long"),
     ("order_wait_seconds", float, "longest wait for an in-flight predecessor step"),

@@ -117,8 +117,9 @@ class Config:
         (tens to hundreds of steps).
     max_runs_per_tenant
         Most runs one tenant (one auth token; everyone when auth is off) may hold at once
-        (int >= 1). A new run beyond it is ``RESOURCE_EXHAUSTED`` until old runs are ended
-        and expire. Default 10,000.
+        (int >= 1). Ended runs never hold a place: at the limit, the tenant's longest-ended run
+        is deleted to make room for a new one; with every run open, a new run is
+        ``RESOURCE_EXHAUSTED`` until runs are ended or deleted. Default 10,000.
     max_message_bytes
         Largest gRPC message the server accepts, in bytes (int >= 64 KiB). A larger request
         is refused by gRPC with ``RESOURCE_EXHAUSTED``. Default 16 MiB (a step of several
@@ -137,10 +138,12 @@ class Config:
         message can cause. Default 1,000,000 (a whole long response fits; streamed chunks are
         tokens).
     max_concurrent_rpcs
-        Most steps and run calls the server works on at once (int >= 1); as many more wait
-        for a slot (within their deadline), and a call beyond those is ``RESOURCE_EXHAUSTED``
-        at once. A request is expanded in memory only once it holds a slot, so this bounds the
-        memory that concurrent large requests take. Default 32 (the worker threads).
+        Most steps and run calls the server works on at once (int >= 1), which together hold
+        at most ``4 * max_message_bytes`` of requests (one call always may); four times as
+        many wait for their turn (within their deadline), and a call beyond those is
+        ``RESOURCE_EXHAUSTED`` at once. A request is expanded in memory (decoded, parsed) only
+        when its turn comes, so this bounds the memory concurrent large requests take.
+        Default 32 (the worker threads).
     order_wait_seconds
         Longest time a step whose predecessor is still being judged (sent concurrently, on
         another connection) waits for it, in seconds (float >= 0), further bounded by the

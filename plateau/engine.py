@@ -309,7 +309,7 @@ class Engine:
             re-send, a different context, or an ended run.
         LimitExceeded
             The run is at ``config.max_steps_per_run`` steps, or a new run would exceed
-            ``config.max_runs_per_tenant``.
+            ``config.max_runs_per_tenant`` open runs (an ended run gives way instead).
         ModelUnavailable
             The embedding model cannot be loaded.
         StoreUnavailable

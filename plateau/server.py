@@ -160,37 +160,54 @@ class PlateauService:
         self._guard_pool = ThreadPoolExecutor(max_workers=guard_workers, thread_name_prefix="plateau-guard")
         self._flights: dict[tuple[str, str], _Flights] = {}
         self._streams = 0
-        self._slots = asyncio.Semaphore(self.config.max_concurrent_rpcs)
+        self._admission = asyncio.Condition()
+        self._active = 0
+        self._active_bytes = 0
         self._waiting = 0
+        #: Request bytes worked on at once (a call always starts when nothing else runs).
+        self.byte_budget = 4 * self.config.max_message_bytes
         self._closing: asyncio.Event | None = None
 
     async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
 
-    async def _admitted(self, fn: Callable[..., T], *args: Any, deadline_left: float = math.inf, **kwargs: Any) -> T:
-        """Run ``fn`` in the pool once one of ``config.max_concurrent_rpcs`` slots is free.
+    def _can_start(self, size: int) -> bool:
+        if self._active >= self.config.max_concurrent_rpcs:
+            return False
+        return self._active == 0 or self._active_bytes + size <= self.byte_budget
 
-        As many calls as there are slots may wait for one (until their deadline:
-        ``DEADLINE_EXCEEDED``); a call beyond those is ``RESOURCE_EXHAUSTED`` at once.
+    async def _admitted(self, fn: Callable[..., T], *args: Any, deadline_left: float = math.inf, size: int = 0, **kwargs: Any) -> T:
+        """Run ``fn`` in the pool once the call may start.
+
+        At most ``config.max_concurrent_rpcs`` calls, holding at most :attr:`byte_budget` request
+        bytes (``size`` is this call's), are worked on at once: a request is expanded in memory
+        (decoded, parsed, canonicalised) only then. Up to four times that many calls wait for
+        their turn (until their deadline: ``DEADLINE_EXCEEDED``); a call beyond those is
+        ``RESOURCE_EXHAUSTED`` at once, which frees its request.
         """
         limit = self.config.max_concurrent_rpcs
-        if self._slots.locked():
-            if self._waiting >= limit:
-                raise LimitExceeded(f"calls: {limit} calls are being worked on and {limit} wait, the server's limit; retry later")
-            self._waiting += 1
-            try:
-                await asyncio.wait_for(self._slots.acquire(), timeout=None if math.isinf(deadline_left) else deadline_left)
-            except TimeoutError:
-                raise _Aborted(grpc.StatusCode.DEADLINE_EXCEEDED, "the call's deadline expired while it waited for a free slot") from None
-            finally:
-                self._waiting -= 1
-        else:
-            await self._slots.acquire()
+        async with self._admission:
+            if not self._can_start(size):
+                if self._waiting >= 4 * limit:
+                    raise LimitExceeded(f"calls: {self._active} calls are worked on and {self._waiting} wait, the server's limit; retry")
+                self._waiting += 1
+                try:
+                    timeout = None if math.isinf(deadline_left) else max(0.0, deadline_left)
+                    await asyncio.wait_for(self._admission.wait_for(lambda: self._can_start(size)), timeout=timeout)
+                except TimeoutError:
+                    raise _Aborted(grpc.StatusCode.DEADLINE_EXCEEDED, "the call's deadline expired while it waited for its turn") from None
+                finally:
+                    self._waiting -= 1
+            self._active += 1
+            self._active_bytes += size
         try:
             return await self._run(fn, *args, **kwargs)
         finally:
-            self._slots.release()
+            async with self._admission:
+                self._active -= 1
+                self._active_bytes -= size
+                self._admission.notify_all()
 
     # ------------------------------------------------------------------ call plumbing
     def _tenant(self, context: grpc.aio.ServicerContext) -> str:
@@ -281,7 +298,7 @@ class PlateauService:
 
         try:
             await self._ordered(key, index, budget)
-            return await self._admitted(observe, deadline_left=deadline_left - (time.monotonic() - started))
+            return await self._admitted(observe, deadline_left=deadline_left - (time.monotonic() - started), size=request.ByteSize())
         finally:
             flights.indices[index] -= 1
             if flights.indices[index] <= 0:

@@ -2,8 +2,9 @@
 
 Usage::
 
-    .venv/bin/python scripts/bench_memory.py                      # caps 1000 (none), 32 (default), 8
-    .venv/bin/python scripts/bench_memory.py --calls 64 --caps 1000 32 --json
+    .venv/bin/python scripts/bench_memory.py                      # caps 32 (default) and 8
+    .venv/bin/python scripts/bench_memory.py --calls 64 --caps 32 --json
+    .venv/bin/python scripts/bench_memory.py --reference-root ../old-checkout   # first row: an older Plateau, no cap
 
 For each cap, in one process run: start ``plateau serve --port 0 --store memory --embedder
 hashing --max-concurrent-rpcs CAP`` as a child process (the test embedder: the model's memory
@@ -14,7 +15,8 @@ peak resident memory (``VmHWM`` from ``/proc/PID/status``) and, a second later, 
 that were created keep some state (``after``), the rest of the peak (``transient`` = peak − after)
 is what concurrent calls held while in flight, which the cap bounds. Calls refused as
 ``RESOURCE_EXHAUSTED`` (beyond the cap and its queue) are counted, not retried. The ratio
-``peak growth capped / peak growth uncapped`` is printed next to the machine's load average.
+``peak growth / peak growth of the first row`` is printed next to the machine's load average;
+with ``--reference-root`` the first row is an older checkout without the cap (cap shown as 0).
 Only 127.0.0.1 is reached.
 """
 
@@ -50,13 +52,15 @@ def _request(i: int) -> bytes:
     return pb.ObserveRequest(run_id=f"mem-{i}", step=step, context=filler).SerializeToString()  # type: ignore[no-any-return]
 
 
-def measure(cap: int, calls: int) -> dict[str, Any]:
-    """Start a server with ``--max-concurrent-rpcs cap``, send ``calls`` concurrent large calls, return its memory."""
+def measure(cap: int, calls: int, root: Path = ROOT) -> dict[str, Any]:
+    """Start a server with ``--max-concurrent-rpcs cap`` (none when 0: a Plateau without the option, from ``root``),
+    send ``calls`` concurrent large calls, return its memory."""
     import grpc
 
-    cmd = [sys.executable, "-m", "plateau.cli", "serve", "--port", "0", "--store", "memory", "--embedder", "hashing",
-           "--max-concurrent-rpcs", str(cap), "--drain-seconds", "0"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "plateau.cli", "serve", "--port", "0", "--store", "memory", "--embedder", "hashing"]
+    if cap:
+        cmd += ["--max-concurrent-rpcs", str(cap), "--drain-seconds", "0"]
+    env = {**os.environ, "PYTHONPATH": str(root)}
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stderr is not None
@@ -108,12 +112,14 @@ def measure(cap: int, calls: int) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=64, help="concurrent ~5 MB Observe calls (default 64)")
+    parser.add_argument("--caps", type=int, nargs="+", default=[32, 8], help="--max-concurrent-rpcs values (default 32 8)")
     parser.add_argument(
-        "--caps", type=int, nargs="+", default=[1000, 32, 8], help="--max-concurrent-rpcs values; the first is the reference (none)"
+        "--reference-root", type=Path, help="a checkout of an earlier Plateau (no call cap): measured first, as the reference"
     )
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args(argv)
-    rows = [measure(cap, args.calls) for cap in args.caps]
+    rows = [measure(0, args.calls, args.reference_root)] if args.reference_root else []
+    rows += [measure(cap, args.calls) for cap in args.caps]
     reference = rows[0]["growth_mb"] or 1.0
     for row in rows:
         row["growth_ratio"] = round(row["growth_mb"] / reference, 3)

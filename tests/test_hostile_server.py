@@ -207,22 +207,49 @@ def test_a_client_that_never_reads_loses_its_stream_slot() -> None:
         stalled.close()
 
 
+def _wait_until(cond: Any) -> None:
+    for _ in range(3000):
+        if cond():
+            return
+        time.sleep(0.01)
+    raise AssertionError("condition never met")
+
+
 def test_concurrent_calls_beyond_the_cap_wait_then_are_resource_exhausted() -> None:
-    """With max_concurrent_rpcs=1 one step is worked on, one waits for the slot and a third is RESOURCE_EXHAUSTED at once."""
+    """With max_concurrent_rpcs=1 one step is worked on, four wait their turn and a sixth is RESOURCE_EXHAUSTED at once."""
     gated = GatedEmbedder()
     engine = Engine(Config(max_concurrent_rpcs=1), gated)
-    with ServerThread(engine) as server, Client.remote(server.target) as client, ThreadPoolExecutor(2) as pool:
-        first = pool.submit(client.observe, "a", Step(index=0, text="first"))
+    with ServerThread(engine) as server, Client.remote(server.target) as client, ThreadPoolExecutor(5) as pool:
+        service = server.running.service
+        first = pool.submit(client.observe, "r0", Step(index=0, text="first"))
         assert gated.entered.acquire(timeout=30)
-        second = pool.submit(client.observe, "b", Step(index=0, text="second"))
-        while server.running.service._waiting == 0:  # the second call is queued for the slot
-            time.sleep(0.01)
+        waiting = [pool.submit(client.observe, f"r{i}", Step(index=0, text=f"call {i}")) for i in range(1, 5)]
+        _wait_until(lambda: service._waiting == 4)
         with pytest.raises(LimitExceeded, match="calls"):
-            client.observe("c", Step(index=0, text="third"))
+            client.observe("r5", Step(index=0, text="one too many"))
         gated.open.set()
-        assert first.result(timeout=30).step_index == 0
-        assert second.result(timeout=30).step_index == 0
-        assert client.observe("c", Step(index=0, text="third")).step_index == 0
+        assert [f.result(timeout=30).step_index for f in [first, *waiting]] == [0] * 5
+        assert client.observe("r5", Step(index=0, text="one too many")).step_index == 0
+
+
+def test_large_calls_beyond_the_byte_budget_wait_while_small_ones_start() -> None:
+    """Calls holding more than 4 x max_message_bytes of requests wait their turn; a small call still starts at once."""
+    gated = GatedEmbedder()
+    engine = Engine(Config(max_message_bytes=64 * 1024), gated)
+    big = "x " * 30_000  # 60 KB: four fill the 256 KiB budget, a fifth waits
+    with ServerThread(engine) as server, Client.remote(server.target) as client, ThreadPoolExecutor(6) as pool:
+        service = server.running.service
+        calls = []
+        for i in range(4):
+            calls.append(pool.submit(client.observe, f"big-{i}", Step(index=0, text=f"big {i}", tool="read", result=big)))
+            assert gated.entered.acquire(timeout=30)
+        calls.append(pool.submit(client.observe, "big-4", Step(index=0, text="big 4", tool="read", result=big)))
+        _wait_until(lambda: service._waiting == 1)
+        calls.append(pool.submit(client.observe, "small", Step(index=0, text="small")))
+        assert gated.entered.acquire(timeout=30)  # the small call reached the embedder while the fifth big one waits
+        assert service._waiting == 1 and service._active == 5
+        gated.open.set()
+        assert sorted(f.result(timeout=30).run_id for f in calls) == sorted([f"big-{i}" for i in range(5)] + ["small"])
 
 
 def test_delete_run_over_the_wire_and_in_process() -> None:

@@ -6,10 +6,13 @@ keeps serving. Nothing that grows with a request's size runs on the event loop: 
 step (its JSON arguments) and judging it run in the engine's pool, guarding a stream chunk in a
 small pool of its own (``guard_workers`` threads), so one large request never delays health
 checks or another tenant's calls by more than a thread switch. At most
-``config.max_concurrent_rpcs`` steps and run calls are worked on at once; as many more wait
-for a slot, and a call beyond those is ``RESOURCE_EXHAUSTED``. Domain errors map to status codes through :data:`STATUS_CODES` (one table,
-documented in :mod:`plateau.errors`); a request that cannot even be parsed (for instance a
-string field holding invalid UTF-8) is ``INVALID_ARGUMENT``, never ``INTERNAL``.
+``config.max_concurrent_rpcs`` steps and run calls (holding at most ``4 * max_message_bytes``
+of requests) are worked on at once; four times as many wait their turn, and a call beyond
+those is ``RESOURCE_EXHAUSTED``.
+
+Domain errors map to status codes through :data:`STATUS_CODES` (one table, documented in
+:mod:`plateau.errors`); a request that cannot even be parsed (for instance a string field
+holding invalid UTF-8) is ``INVALID_ARGUMENT``, never ``INTERNAL``.
 
 Reliability and security (all optional, see :func:`start_server`):
 
@@ -137,8 +140,9 @@ class PlateauService:
         Threads guarding ``GuardStream`` chunks (int >= 1), apart from the engine's so that
         guard streams never hold up steps; chunks beyond it queue.
     on_store_error
-        Called (on the event loop) with the ``StoreUnavailable`` error whenever the store
-        fails to write; :func:`start_server` turns health ``NOT_SERVING`` with it.
+        Called (on the event loop) with each ``StoreUnavailable`` a call ends with;
+        :func:`start_server` probes the store with it and turns health ``NOT_SERVING`` while
+        the store cannot write.
     """
 
     def __init__(
@@ -164,7 +168,8 @@ class PlateauService:
         self._active = 0
         self._active_bytes = 0
         self._waiting = 0
-        #: Request bytes worked on at once (a call always starts when nothing else runs).
+        self._waiting_bytes = 0
+        #: Request bytes worked on at once, and waiting (a call always starts when nothing else runs).
         self.byte_budget = 4 * self.config.max_message_bytes
         self._closing: asyncio.Event | None = None
 
@@ -182,16 +187,18 @@ class PlateauService:
 
         At most ``config.max_concurrent_rpcs`` calls, holding at most :attr:`byte_budget` request
         bytes (``size`` is this call's), are worked on at once: a request is expanded in memory
-        (decoded, parsed, canonicalised) only then. Up to four times that many calls wait for
-        their turn (until their deadline: ``DEADLINE_EXCEEDED``); a call beyond those is
-        ``RESOURCE_EXHAUSTED`` at once, which frees its request.
+        (decoded, parsed, canonicalised) only then. Up to four times that many calls, holding
+        at most :attr:`byte_budget` bytes too, wait for their turn (until their deadline:
+        ``DEADLINE_EXCEEDED``); a call beyond those is ``RESOURCE_EXHAUSTED`` at once, which
+        frees its request. Small calls never meet the byte budget; large ones are bounded by it.
         """
         limit = self.config.max_concurrent_rpcs
         async with self._admission:
             if not self._can_start(size):
-                if self._waiting >= 4 * limit:
+                if self._waiting >= 4 * limit or (self._waiting and self._waiting_bytes + size > self.byte_budget):
                     raise LimitExceeded(f"calls: {self._active} calls are worked on and {self._waiting} wait, the server's limit; retry")
                 self._waiting += 1
+                self._waiting_bytes += size
                 try:
                     timeout = None if math.isinf(deadline_left) else max(0.0, deadline_left)
                     await asyncio.wait_for(self._admission.wait_for(lambda: self._can_start(size)), timeout=timeout)
@@ -199,6 +206,7 @@ class PlateauService:
                     raise _Aborted(grpc.StatusCode.DEADLINE_EXCEEDED, "the call's deadline expired while it waited for its turn") from None
                 finally:
                     self._waiting -= 1
+                    self._waiting_bytes -= size
             self._active += 1
             self._active_bytes += size
         try:

@@ -233,11 +233,12 @@ def test_concurrent_calls_beyond_the_cap_wait_then_are_resource_exhausted() -> N
 
 
 def test_large_calls_beyond_the_byte_budget_wait_while_small_ones_start() -> None:
-    """Calls holding more than 4 x max_message_bytes of requests wait their turn; a small call still starts at once."""
+    """Calls holding more than 4 x max_message_bytes of requests wait their turn (a small call still starts at once), and
+    waiting calls holding that much more are refused as RESOURCE_EXHAUSTED."""
     gated = GatedEmbedder()
     engine = Engine(Config(max_message_bytes=64 * 1024), gated)
     big = "x " * 30_000  # 60 KB: four fill the 256 KiB budget, a fifth waits
-    with ServerThread(engine) as server, Client.remote(server.target) as client, ThreadPoolExecutor(6) as pool:
+    with ServerThread(engine) as server, Client.remote(server.target) as client, ThreadPoolExecutor(10) as pool:
         service = server.running.service
         calls = []
         for i in range(4):
@@ -248,8 +249,13 @@ def test_large_calls_beyond_the_byte_budget_wait_while_small_ones_start() -> Non
         calls.append(pool.submit(client.observe, "small", Step(index=0, text="small")))
         assert gated.entered.acquire(timeout=30)  # the small call reached the embedder while the fifth big one waits
         assert service._waiting == 1 and service._active == 5
+        for i in range(5, 8):  # waiting calls may hold the budget too: four wait, a fifth is refused
+            calls.append(pool.submit(client.observe, f"big-{i}", Step(index=0, text=f"big {i}", tool="read", result=big)))
+            _wait_until(lambda i=i: service._waiting == i - 3)
+        with pytest.raises(LimitExceeded, match="calls"):
+            client.observe("big-8", Step(index=0, text="big 8", tool="read", result=big))
         gated.open.set()
-        assert sorted(f.result(timeout=30).run_id for f in calls) == sorted([f"big-{i}" for i in range(5)] + ["small"])
+        assert sorted(f.result(timeout=30).run_id for f in calls) == sorted([f"big-{i}" for i in range(8)] + ["small"])
 
 
 def test_delete_run_over_the_wire_and_in_process() -> None:

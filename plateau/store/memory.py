@@ -14,12 +14,12 @@ for the contract.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import pickle
 import threading
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from plateau.store.base import RunKey
@@ -27,7 +27,7 @@ from plateau.store.base import RunKey
 __all__ = ["MemoryStore"]
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class _Committed:
     """A record as last committed: its learned state pickled, list fields by length."""
 
@@ -41,7 +41,9 @@ class _Committed:
         fields: dict[str, Any] = {}
         lengths: dict[str, int] = {}
         analysis = None
-        for name, value in vars(record).items():
+        names = [f.name for f in dataclasses.fields(record)] if dataclasses.is_dataclass(record) else list(vars(record))
+        for name in names:
+            value = getattr(record, name)
             if name == "analysis":
                 analysis = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
             elif isinstance(value, list):

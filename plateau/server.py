@@ -101,6 +101,9 @@ def _lenient(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
     return deserialize
 
 
+_PARSE_OBSERVE = _lenient(pb.ObserveRequest.FromString)
+
+
 class _Flights:
     """Indices of one run's steps currently on the server (for in-order application)."""
 
@@ -177,6 +180,15 @@ class PlateauService:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
 
+    def _must_refuse(self, size: int) -> bool:
+        """True when a call of ``size`` bytes can neither start nor wait (see :meth:`_admitted`)."""
+        if self._can_start(size):
+            return False
+        return self._waiting >= 4 * self.config.max_concurrent_rpcs or bool(self._waiting and self._waiting_bytes + size > self.byte_budget)
+
+    def _full(self) -> LimitExceeded:
+        return LimitExceeded(f"calls: {self._active} calls are worked on and {self._waiting} wait, the server's limit; retry")
+
     def _can_start(self, size: int) -> bool:
         if self._active >= self.config.max_concurrent_rpcs:
             return False
@@ -192,11 +204,10 @@ class PlateauService:
         ``DEADLINE_EXCEEDED``); a call beyond those is ``RESOURCE_EXHAUSTED`` at once, which
         frees its request. Small calls never meet the byte budget; large ones are bounded by it.
         """
-        limit = self.config.max_concurrent_rpcs
         async with self._admission:
             if not self._can_start(size):
-                if self._waiting >= 4 * limit or (self._waiting and self._waiting_bytes + size > self.byte_budget):
-                    raise LimitExceeded(f"calls: {self._active} calls are worked on and {self._waiting} wait, the server's limit; retry")
+                if self._must_refuse(size):
+                    raise self._full()
                 self._waiting += 1
                 self._waiting_bytes += size
                 try:
@@ -316,10 +327,18 @@ class PlateauService:
             if not flights.indices and self._flights.get(key) is flights:
                 del self._flights[key]
 
-    async def Observe(self, request: Any, context: grpc.aio.ServicerContext) -> pb.Verdict:
+    async def Observe(self, data: bytes, context: grpc.aio.ServicerContext) -> pb.Verdict:
+        # The request arrives as bytes: a call the server has no room for is refused before it
+        # is parsed (one copy of it less in memory), and parsing runs in the pool.
         async def work(fields: dict[str, Any]) -> pb.Verdict:
+            nonlocal data
             tenant = self._tenant(context)
-            return await self._observe_one(request, tenant, self._deadline_left(context), fields)
+            left = self._deadline_left(context)
+            if self._must_refuse(len(data)):
+                raise self._full()
+            request = await self._run(_PARSE_OBSERVE, data)
+            data = b""
+            return await self._observe_one(request, tenant, left, fields)
 
         return await self._call("Observe", context, work)  # type: ignore[no-any-return]
 
@@ -454,7 +473,7 @@ class PlateauService:
         unary = grpc.unary_unary_rpc_method_handler
         stream = grpc.stream_stream_rpc_method_handler
         table = {
-            "Observe": unary(self.Observe, _lenient(pb.ObserveRequest.FromString), pb.Verdict.SerializeToString),
+            "Observe": unary(self.Observe, bytes, pb.Verdict.SerializeToString),  # parsed in the pool
             "ObserveStream": stream(self.ObserveStream, _lenient(pb.ObserveRequest.FromString), pb.Verdict.SerializeToString),
             "GetRun": unary(self.GetRun, _lenient(pb.GetRunRequest.FromString), pb.RunInfo.SerializeToString),
             "ResetRun": unary(self.ResetRun, _lenient(pb.ResetRunRequest.FromString), pb.RunInfo.SerializeToString),

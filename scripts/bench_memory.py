@@ -61,7 +61,7 @@ def measure(cap: int, calls: int, root: Path = ROOT) -> dict[str, Any]:
     if cap:
         cmd += ["--max-concurrent-rpcs", str(cap), "--drain-seconds", "0"]
     env = {**os.environ, "PYTHONPATH": str(root)}
-    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=env, cwd=root)  # -m imports from the cwd first
     try:
         assert proc.stderr is not None
         target = ""
@@ -102,6 +102,7 @@ def measure(cap: int, calls: int, root: Path = ROOT) -> dict[str, Any]:
             "transient_mb": round((peak - after) / 2**20, 1),
             "ok": codes.count("OK"),
             "refused": len(codes) - codes.count("OK"),
+            "codes": {c: codes.count(c) for c in sorted(set(codes))},
             "seconds": round(elapsed, 2),
         }
     finally:
@@ -131,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'cap':>6} {'rss before':>11} {'peak':>9} {'growth':>9} {'ratio':>6} {'transient':>10} {'ok':>4} {'refused':>8} {'s':>7}")
     for r in rows:
         print(f"{r['cap']:>6} {r['rss_before_mb']:>9.1f}MB {r['peak_mb']:>7.1f}MB {r['growth_mb']:>7.1f}MB "
-              f"{r['growth_ratio']:>6.3f} {r['transient_mb']:>8.1f}MB {r['ok']:>4} {r['refused']:>8} {r['seconds']:>7.2f}")
+              f"{r['growth_ratio']:>6.3f} {r['transient_mb']:>8.1f}MB {r['ok']:>4} {r['refused']:>8} {r['seconds']:>7.2f}  {r['codes']}")
     return 0
 
 

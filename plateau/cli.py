@@ -138,6 +138,8 @@ _LIMIT_OPTIONS = (
     ("max_message_bytes", int, "largest request in bytes"),
     ("max_field_chars", int, "longest text/args/result field in characters"),
     ("max_concurrent_streams", int, "open streaming calls"),
+    ("max_concurrent_rpcs", int, "steps and run calls worked on at once (4x as many wait)"),
+    ("max_chunk_chars", int, "longest GuardStream chunk in characters"),
     ("stream_idle_seconds", float, "a silent stream is closed after this long"),
     ("order_wait_seconds", float, "longest wait for an in-flight predecessor step"),
     ("idle_run_ttl_seconds", float, "runs without activity expire after this long"),
@@ -217,7 +219,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"plateau: {mode}, {who}", file=sys.stderr, flush=True)
             print(f"plateau: serving plateau.v1.Plateau on {args.host}:{port}", file=sys.stderr, flush=True)
 
-        asyncio.run(serve(engine, args.host, args.port, ready=ready, tls=tls, auth=auth, metrics=metrics))
+        asyncio.run(serve(engine, args.host, args.port, ready=ready, drain=args.drain_seconds, tls=tls, auth=auth, metrics=metrics))
     finally:
         engine.close()
         if metrics is not None:
@@ -404,6 +406,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics-port", type=int, metavar="PORT", help="serve Prometheus metrics on this HTTP port (0 picks one)")
     p.add_argument("--metrics-host", default="127.0.0.1", help="address of the metrics endpoint (default: %(default)s)")
     p.add_argument("--log-format", choices=("text", "json"), default="text", help="log lines as text or JSON objects")
+    p.add_argument(
+        "--drain-seconds",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help="on SIGTERM/SIGINT: health NOT_SERVING, keep serving this long (a second signal cuts it short), then stop "
+        "(default: %(default)s)",
+    )
     for name, kind, what in _LIMIT_OPTIONS:
         p.add_argument("--" + name.replace("_", "-"), type=kind, metavar="N", help=f"limit: {what}")
     p.set_defaults(func=cmd_serve)

@@ -225,6 +225,10 @@ class Client:
         """Mark the run ended; ``RunNotFound`` for an unknown run."""
         return self._backend.end_run(run_id)
 
+    def delete_run(self, run_id: str) -> RunInfo:
+        """Delete the run now and return its last state; ``RunNotFound`` for an unknown run."""
+        return self._backend.delete_run(run_id)
+
     def guard_stream(self, chunks: Iterable[str | tuple[str, str]]) -> Iterator[Any]:
         """Guard one streamed response: yields a :class:`~plateau.stream.GuardResult` per chunk.
 
@@ -274,6 +278,9 @@ class _Local:
 
     def end_run(self, run_id: str) -> RunInfo:
         return self.engine.end_run(run_id, tenant=self.tenant)  # type: ignore[no-any-return]
+
+    def delete_run(self, run_id: str) -> RunInfo:
+        return self.engine.delete_run(run_id, tenant=self.tenant)  # type: ignore[no-any-return]
 
     def guard_stream(self, pairs: Iterable[tuple[str, str]]) -> Iterator[Any]:
         from plateau.guard import ChannelGuards
@@ -391,6 +398,11 @@ class _Remote:
         from plateau.v1 import plateau_pb2 as pb
 
         return self._run_call(self._stub.EndRun, pb.EndRunRequest(run_id=run_id))
+
+    def delete_run(self, run_id: str) -> RunInfo:
+        from plateau.v1 import plateau_pb2 as pb
+
+        return self._run_call(self._stub.DeleteRun, pb.DeleteRunRequest(run_id=run_id))
 
     def guard_stream(self, pairs: Iterable[tuple[str, str]]) -> Iterator[Any]:
         from plateau import convert

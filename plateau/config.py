@@ -117,8 +117,9 @@ class Config:
         (tens to hundreds of steps).
     max_runs_per_tenant
         Most runs one tenant (one auth token; everyone when auth is off) may hold at once
-        (int >= 1). A new run beyond it is ``RESOURCE_EXHAUSTED`` until old runs are ended
-        and expire. Default 10,000.
+        (int >= 1). Ended runs never hold a place: at the limit, the tenant's longest-ended run
+        is deleted to make room for a new one; with every run open, a new run is
+        ``RESOURCE_EXHAUSTED`` until runs are ended or deleted. Default 10,000.
     max_message_bytes
         Largest gRPC message the server accepts, in bytes (int >= 64 KiB). A larger request
         is refused by gRPC with ``RESOURCE_EXHAUSTED``. Default 16 MiB (a step of several
@@ -127,8 +128,22 @@ class Config:
         Most ``ObserveStream``/``GuardStream`` calls open at once on the server (int >= 1);
         one more is ``RESOURCE_EXHAUSTED``. Default 256.
     stream_idle_seconds
-        A stream that sends nothing for this long is closed with ``DEADLINE_EXCEEDED``
-        (float > 0, seconds), so a silent client cannot hold a stream slot. Default 300.
+        A stream that sends nothing, or reads nothing while the server waits to write to it,
+        for this long is closed with ``DEADLINE_EXCEEDED`` (float > 0, seconds), so a silent
+        or stalled client cannot hold a stream slot. Default 300.
+    max_chunk_chars
+        Longest ``GuardStream`` chunk accepted, in characters (int >= 1024); a longer one is
+        ``INVALID_ARGUMENT`` naming ``chunk``. Guarding costs about 1 s of CPU per million
+        characters (in a worker thread, never on the event loop), so this bounds the work one
+        message can cause. Default 1,000,000 (a whole long response fits; streamed chunks are
+        tokens).
+    max_concurrent_rpcs
+        Most steps and run calls the server works on at once (int >= 1), which together hold
+        at most ``4 * max_message_bytes`` of requests (one call always may); four times as
+        many wait for their turn (within their deadline), and a call beyond those is
+        ``RESOURCE_EXHAUSTED`` at once. A request is expanded in memory (decoded, parsed) only
+        when its turn comes, so this bounds the memory concurrent large requests take.
+        Default 32 (the worker threads).
     order_wait_seconds
         Longest time a step whose predecessor is still being judged (sent concurrently, on
         another connection) waits for it, in seconds (float >= 0), further bounded by the
@@ -180,6 +195,8 @@ class Config:
     max_message_bytes: int = 16 * 1024 * 1024
     max_concurrent_streams: int = 256
     stream_idle_seconds: float = 300.0
+    max_chunk_chars: int = 1_000_000
+    max_concurrent_rpcs: int = 32
     order_wait_seconds: float = 30.0
     idle_run_ttl_seconds: float = 7 * 24 * 3600.0
     ended_run_ttl_seconds: float = 24 * 3600.0
@@ -228,6 +245,8 @@ class Config:
         need("max_message_bytes", self.max_message_bytes >= 64 * 1024, "must be >= 65536")
         need("max_concurrent_streams", self.max_concurrent_streams >= 1, "must be >= 1")
         need("stream_idle_seconds", self.stream_idle_seconds > 0, "must be > 0")
+        need("max_chunk_chars", self.max_chunk_chars >= 1024, "must be >= 1024")
+        need("max_concurrent_rpcs", self.max_concurrent_rpcs >= 1, "must be >= 1")
         need("order_wait_seconds", self.order_wait_seconds >= 0 and self.order_wait_seconds != float("inf"), "must be finite and >= 0")
         need("idle_run_ttl_seconds", self.idle_run_ttl_seconds > 0, "must be > 0")
         need("ended_run_ttl_seconds", self.ended_run_ttl_seconds > 0, "must be > 0")

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -50,7 +51,7 @@ from plateau.signals.talk import TalkTracker
 from plateau.signals.textual import TextualTracker
 from plateau.store.base import RunKey, StaleRecord, Store
 from plateau.store.memory import MemoryStore
-from plateau.types import RunInfo, Step, ToolStatus, Verdict
+from plateau.types import RunInfo, Step, ToolStatus, Verdict, check_text
 
 __all__ = ["Engine", "RunRecord", "validate_run_id"]
 
@@ -64,8 +65,10 @@ _REMOTE_POLL_SECONDS = 0.02
 def validate_run_id(run_id: object, max_chars: int) -> str:
     """Return ``run_id`` if it is a valid run id, else raise ``InvalidArgument("run_id", …)``.
 
-    A run id is a non-empty string of at most ``max_chars`` characters without control
-    characters.
+    A run id is a non-empty string of at most ``max_chars`` characters without control,
+    format or separator characters (Unicode categories Cc, Cf, Cs, Zl, Zp, and Zs other than
+    the ASCII space): no line breaks (U+0085, U+2028), no bidirectional overrides (U+202E), no
+    lone surrogates, nothing that reads differently in a log than it is.
     """
     if not isinstance(run_id, str):
         raise InvalidArgument("run_id", f"must be a string, got {type(run_id).__name__}")
@@ -73,9 +76,13 @@ def validate_run_id(run_id: object, max_chars: int) -> str:
         raise InvalidArgument("run_id", "must not be empty")
     if len(run_id) > max_chars:
         raise InvalidArgument("run_id", f"is {len(run_id)} characters long; the limit is {max_chars}")
-    if any(ord(c) < 32 or ord(c) == 127 for c in run_id):
-        raise InvalidArgument("run_id", "must not contain control characters")
+    for i, c in enumerate(run_id):
+        if c != " " and (c.isascii() and not c.isprintable() or not c.isascii() and unicodedata.category(c) in _BAD_ID_CATEGORIES):
+            raise InvalidArgument("run_id", f"must not contain control, format or separator characters (U+{ord(c):04X} at {i})")
     return run_id
+
+
+_BAD_ID_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp", "Zs"})
 
 
 class _Analysis:
@@ -215,11 +222,15 @@ class Engine:
             value = getattr(step, name)
             if value is not None and len(value) > limit:
                 raise InvalidArgument(f"step.{name}", f"is {len(value)} characters long; the limit is {limit}")
+        files = sum(len(path) + 1 for path in step.progress.files_changed)
+        if files > limit:
+            raise InvalidArgument("step.progress.files_changed", f"holds {files} characters; the limit is {limit}")
         if context is not None:
             if not isinstance(context, str):
                 raise InvalidArgument("context", "must be a string")
             if len(context) > limit:
                 raise InvalidArgument("context", f"is {len(context)} characters long; the limit is {limit}")
+            check_text("context", context)
 
     def _check_place(
         self, record: RunRecord | None, run_id: str, step: Step, fingerprint: str, context: str | None, *, ahead_ok: bool = False
@@ -235,12 +246,12 @@ class Engine:
             raise StepConflict(f"step.index: step {step.index} of run {run_id!r} was already observed with different content")
         if record is not None and record.ended:
             raise StepConflict(f"run_id: run {run_id!r} has ended; start a new run id")
+        if step.index > seen and not ahead_ok:
+            raise StepConflict(f"step.index: run {run_id!r} expects step {seen} next, got {step.index} (a gap)")
         if step.index >= self.config.max_steps_per_run:
             raise LimitExceeded(
                 f"step.index: run {run_id!r} has reached the limit of {self.config.max_steps_per_run} steps per run; start a new run id"
             )
-        if step.index > seen and not ahead_ok:
-            raise StepConflict(f"step.index: run {run_id!r} expects step {seen} next, got {step.index} (a gap)")
         if context and record is not None and record.context and context != record.context:
             raise StepConflict(f"context: differs from the context run {run_id!r} was started with")
         return None
@@ -313,7 +324,7 @@ class Engine:
             re-send, a different context, or an ended run.
         LimitExceeded
             The run is at ``config.max_steps_per_run`` steps, or a new run would exceed
-            ``config.max_runs_per_tenant``.
+            ``config.max_runs_per_tenant`` open runs (an ended run gives way instead).
         ModelUnavailable
             The embedding model cannot be loaded.
         StoreUnavailable
@@ -372,10 +383,32 @@ class Engine:
                         del gate.inflight[step.index]
                     gate.cond.notify_all()
 
-    def _check_tenant_room(self, tenant: str) -> None:
+    def _check_tenant_room(self, tenant: str, *, evict: bool = False) -> None:
+        """Raise ``LimitExceeded`` unless ``tenant`` may start one more run.
+
+        Ended runs never hold a tenant's place: at the limit, the tenant's longest-ended run
+        gives way to the new one (deleted when ``evict``, which the caller does under the
+        creation lock), so only open runs count toward ``config.max_runs_per_tenant`` while
+        the runs stored stay bounded by it.
+        """
         limit = self.config.max_runs_per_tenant
-        if self.store.count(tenant) >= limit:
-            raise LimitExceeded(f"run_id: this tenant holds {limit} runs, the limit; end runs (they expire) or raise max_runs_per_tenant")
+        if self.store.count(tenant) < limit:
+            return
+        ended = self.store.oldest_ended(tenant)
+        if ended is not None and (not evict or self._evict(ended)):
+            return
+        raise LimitExceeded(f"run_id: this tenant holds {limit} open runs, the limit; end or delete runs, or raise max_runs_per_tenant")
+
+    def _evict(self, key: RunKey) -> bool:
+        """Delete the ended run ``key`` to make room; False when it is busy or no longer ended."""
+        with self._locked(key) as gate:
+            record = self.store.get(key)
+            if record is None:
+                return True
+            if not record.ended or gate.inflight:
+                return False
+            self.store.delete(key)
+            return True
 
     def _accept(
         self,
@@ -394,7 +427,7 @@ class Engine:
                 run_id=key[1], context=context or None, analysis=_Analysis(self.config), tenant=key[0], created=now, updated=now
             )
             with self._create_lock:  # count and insert atomically, so the tenant limit holds exactly
-                self._check_tenant_room(key[0])
+                self._check_tenant_room(key[0], evict=True)
                 verdict = self._apply_and_store(key, record, step, fingerprint, text_vec, obs_vec, now)
             return verdict
         if context and not record.context:
@@ -413,12 +446,14 @@ class Engine:
     ) -> Verdict:
         try:
             verdict = self._apply(record, step, text_vec, obs_vec)
+            if verdict.message is not None:  # never commit a step whose reply cannot be sent
+                check_text("step", verdict.message)
             record.fingerprints.append(fingerprint)
             record.verdicts.append(verdict)
             record.updated = now
             self.store.append(key, record)
         except BaseException:
-            # the record may be half-changed: a durable store re-reads its last committed state
+            # the record may be half-changed: every store restores its last committed state
             self.store.discard(key)
             raise
         for listener in self.listeners:
@@ -584,13 +619,16 @@ class Engine:
     def reset_run(self, run_id: str, *, tenant: str = "") -> RunInfo:
         """Forget the run's steps and calibration (context kept); the next index is 0.
 
-        Raises ``RunNotFound``, ``InvalidArgument``, ``StoreUnavailable``.
+        Raises ``RunNotFound``, ``InvalidArgument``, ``StoreUnavailable``, and ``StepConflict``
+        for an ended run (an ended run stays ended).
         """
         validate_run_id(run_id, self.config.max_run_id_chars)
         key = (tenant, run_id)
         with self._locked(key):
             for _ in range(_CAS_ATTEMPTS):
                 old = self._record(key)
+                if old.ended:
+                    raise StepConflict(f"run_id: run {run_id!r} has ended; a reset would re-open it, start a new run id")
                 now = self.clock()
                 record = RunRecord(
                     run_id=run_id, context=old.context, analysis=_Analysis(self.config), tenant=tenant, created=old.created, updated=now
@@ -626,6 +664,18 @@ class Engine:
                         raise
                 return self._info(record)
             raise StoreUnavailable(f"store: run {run_id!r} kept changing in other processes; it was not ended")
+
+    def delete_run(self, run_id: str, *, tenant: str = "") -> RunInfo:
+        """Delete the run (open or ended) and return its last state; the run id is free again.
+
+        Raises ``RunNotFound``, ``InvalidArgument``, ``StoreUnavailable``.
+        """
+        validate_run_id(run_id, self.config.max_run_id_chars)
+        key = (tenant, run_id)
+        with self._locked(key):
+            info = self._info(self._record(key))
+            self.store.delete(key)
+            return info
 
     def expire(self, now: float | None = None) -> int:
         """Delete runs idle longer than ``config.idle_run_ttl_seconds`` or ended longer than

@@ -11,8 +11,11 @@ error                      gRPC status             when
                                                    also a ``ValueError``
 :class:`RunNotFound`       ``NOT_FOUND``           get/reset/end of a run that does not exist
 :class:`StepConflict`      ``FAILED_PRECONDITION`` a gap in step indices, a past index with
-                                                   different content, a step for an ended run
-:class:`LimitExceeded`     ``RESOURCE_EXHAUSTED``  a configured limit is exceeded
+                                                   different content, a step for (or a reset
+                                                   of) an ended run
+:class:`LimitExceeded`     ``RESOURCE_EXHAUSTED``  a configured limit is exceeded (steps per
+                                                   run, open runs per tenant, open streams,
+                                                   calls being worked on)
 :class:`ModelUnavailable`  ``UNAVAILABLE``         the embedding model cannot be loaded
 :class:`StoreUnavailable`  ``UNAVAILABLE``         the run store cannot be read or written
                                                    (message starts with ``store:``)
@@ -25,7 +28,9 @@ A run of another tenant is reported exactly like a run that does not exist
 :class:`DegenerateOutput` is raised on the client side by the stream adapters
 (:mod:`plateau.adapters`) when a streamed model response degenerates; it never crosses the wire.
 
-Nothing a client sends ever maps to ``INTERNAL``. This module imports neither grpc nor torch.
+The server itself answers ``DEADLINE_EXCEEDED`` for an expired deadline or a stream idle
+too long (sending nothing, or reading no answer), and ``UNAVAILABLE`` (``server: …``) for a
+stream open when it shuts down. Nothing a client sends ever maps to ``INTERNAL``. This module imports neither grpc nor torch.
 """
 
 from __future__ import annotations
@@ -137,6 +142,10 @@ def from_code(code: str, message: str) -> PlateauError:
         return InvalidArgument(field, problem) if problem else InvalidArgument("", message)
     if code == "UNAVAILABLE" and message.startswith("store:"):
         return StoreUnavailable(message)
+    if code == "UNAVAILABLE" and message.startswith("server:"):  # shutting down: not the model
+        err = PlateauError(message)
+        err.code = code
+        return err
     cls = {
         "UNAUTHENTICATED": Unauthenticated,
         "NOT_FOUND": RunNotFound,

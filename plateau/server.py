@@ -2,9 +2,17 @@
 
 The engine is synchronous and CPU-bound (the embedding model); each request runs it in a
 thread pool so that concurrent runs share the embedder's micro-batches while the event loop
-keeps serving. Domain errors map to status codes through :data:`STATUS_CODES` (one table,
-documented in :mod:`plateau.errors`); a request that cannot even be parsed (for instance a
-string field holding invalid UTF-8) is ``INVALID_ARGUMENT``, never ``INTERNAL``.
+keeps serving. Nothing that grows with a request's size runs on the event loop: parsing a
+step (its JSON arguments) and judging it run in the engine's pool, guarding a stream chunk in a
+small pool of its own (``guard_workers`` threads), so one large request never delays health
+checks or another tenant's calls by more than a thread switch. At most
+``config.max_concurrent_rpcs`` steps and run calls (holding at most ``4 * max_message_bytes``
+of requests) are worked on at once; four times as many wait their turn, and a call beyond
+those is ``RESOURCE_EXHAUSTED``.
+
+Domain errors map to status codes through :data:`STATUS_CODES` (one table, documented in
+:mod:`plateau.errors`); a request that cannot even be parsed (for instance a string field
+holding invalid UTF-8) is ``INVALID_ARGUMENT``, never ``INTERNAL``.
 
 Reliability and security (all optional, see :func:`start_server`):
 
@@ -16,8 +24,12 @@ Reliability and security (all optional, see :func:`start_server`):
 - **Auth.** With a :class:`~plateau.auth.TokenTable`, every Plateau call needs a bearer token
   (``UNAUTHENTICATED`` otherwise) and runs are namespaced by the token's tenant.
 - **TLS / mutual TLS** with :class:`~plateau.auth.ServerTls`.
-- **Limits** from :class:`~plateau.config.Config`: message size, concurrent streams, stream
-  idle time, steps per run, runs per tenant; an expired deadline is ``DEADLINE_EXCEEDED``.
+- **Limits** from :class:`~plateau.config.Config`: message size, chunk size, concurrent
+  streams and calls, stream idle time (reading *and* writing: a client that stops reading its
+  answers loses its stream like one that stops sending), steps per run, runs per tenant; an
+  expired deadline is ``DEADLINE_EXCEEDED``.
+- **Store health**: when the run store cannot write (disk full, read-only file), the health
+  status turns ``NOT_SERVING`` until a probe write succeeds again.
 - **Retention**: a background sweep deletes idle and ended runs (``Engine.expire``).
 - **Metrics** (:class:`~plateau.metrics.Metrics`) and a log record per call (``plateau.server``
   logger: DEBUG for successes, INFO for refused calls, with ``rpc``/``tenant``/``run_id``/
@@ -27,6 +39,7 @@ Reliability and security (all optional, see :func:`start_server`):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import signal
@@ -40,12 +53,12 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from plateau import convert
 from plateau.auth import ServerTls, TokenTable
 from plateau.engine import Engine
-from plateau.errors import InvalidArgument, LimitExceeded, PlateauError
+from plateau.errors import InvalidArgument, LimitExceeded, PlateauError, StoreUnavailable
 from plateau.metrics import Metrics
 from plateau.v1 import plateau_pb2 as pb
 
@@ -54,6 +67,9 @@ __all__ = ["STATUS_CODES", "PlateauService", "RunningServer", "serve", "start_se
 log = logging.getLogger("plateau.server")
 
 SERVICE_NAME = "plateau.v1.Plateau"
+#: The reflection service of gRPC's stable API; its messages are those of ``v1alpha``, field
+#: for field, so the ``v1alpha`` servicer answers both.
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 
 #: Domain error code (``PlateauError.code``) → gRPC status code.
 STATUS_CODES: dict[str, grpc.StatusCode] = {
@@ -83,6 +99,9 @@ def _lenient(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
             return _Malformed(str(exc) or type(exc).__name__)
 
     return deserialize
+
+
+_PARSE_OBSERVE = _lenient(pb.ObserveRequest.FromString)
 
 
 class _Flights:
@@ -120,20 +139,94 @@ class PlateauService:
         Known bearer tokens; None leaves the service open (every caller is tenant ``""``).
     metrics
         Where to count requests, latencies and verdicts; None for no metrics.
+    guard_workers
+        Threads guarding ``GuardStream`` chunks (int >= 1), apart from the engine's so that
+        guard streams never hold up steps; chunks beyond it queue.
+    on_store_error
+        Called (on the event loop) with each ``StoreUnavailable`` a call ends with;
+        :func:`start_server` probes the store with it and turns health ``NOT_SERVING`` while
+        the store cannot write.
     """
 
-    def __init__(self, engine: Engine, workers: int = 32, *, auth: TokenTable | None = None, metrics: Metrics | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        workers: int = 32,
+        *,
+        auth: TokenTable | None = None,
+        metrics: Metrics | None = None,
+        guard_workers: int = 2,
+        on_store_error: Callable[[StoreUnavailable], None] | None = None,
+    ) -> None:
         self.engine = engine
         self.config = engine.config
         self.auth = auth
         self.metrics = metrics
+        self.on_store_error = on_store_error
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plateau-rpc")
+        self._guard_pool = ThreadPoolExecutor(max_workers=guard_workers, thread_name_prefix="plateau-guard")
         self._flights: dict[tuple[str, str], _Flights] = {}
         self._streams = 0
+        self._admission = asyncio.Condition()
+        self._active = 0
+        self._active_bytes = 0
+        self._waiting = 0
+        self._waiting_bytes = 0
+        #: Request bytes worked on at once, and waiting (a call always starts when nothing else runs).
+        self.byte_budget = 4 * self.config.max_message_bytes
+        self._closing: asyncio.Event | None = None
 
     async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
+
+    def _must_refuse(self, size: int) -> bool:
+        """True when a call of ``size`` bytes can neither start nor wait (see :meth:`_admitted`)."""
+        if self._can_start(size):
+            return False
+        return self._waiting >= 4 * self.config.max_concurrent_rpcs or bool(self._waiting and self._waiting_bytes + size > self.byte_budget)
+
+    def _full(self) -> LimitExceeded:
+        return LimitExceeded(f"calls: {self._active} calls are worked on and {self._waiting} wait, the server's limit; retry")
+
+    def _can_start(self, size: int) -> bool:
+        if self._active >= self.config.max_concurrent_rpcs:
+            return False
+        return self._active == 0 or self._active_bytes + size <= self.byte_budget
+
+    async def _admitted(self, fn: Callable[..., T], *args: Any, deadline_left: float = math.inf, size: int = 0, **kwargs: Any) -> T:
+        """Run ``fn`` in the pool once the call may start.
+
+        At most ``config.max_concurrent_rpcs`` calls, holding at most :attr:`byte_budget` request
+        bytes (``size`` is this call's), are worked on at once: a request is expanded in memory
+        (decoded, parsed, canonicalised) only then. Up to four times that many calls, holding
+        at most :attr:`byte_budget` bytes too, wait for their turn (until their deadline:
+        ``DEADLINE_EXCEEDED``); a call beyond those is ``RESOURCE_EXHAUSTED`` at once, which
+        frees its request. Small calls never meet the byte budget; large ones are bounded by it.
+        """
+        async with self._admission:
+            if not self._can_start(size):
+                if self._must_refuse(size):
+                    raise self._full()
+                self._waiting += 1
+                self._waiting_bytes += size
+                try:
+                    timeout = None if math.isinf(deadline_left) else max(0.0, deadline_left)
+                    await asyncio.wait_for(self._admission.wait_for(lambda: self._can_start(size)), timeout=timeout)
+                except TimeoutError:
+                    raise _Aborted(grpc.StatusCode.DEADLINE_EXCEEDED, "the call's deadline expired while it waited for its turn") from None
+                finally:
+                    self._waiting -= 1
+                    self._waiting_bytes -= size
+            self._active += 1
+            self._active_bytes += size
+        try:
+            return await self._run(fn, *args, **kwargs)
+        finally:
+            async with self._admission:
+                self._active -= 1
+                self._active_bytes -= size
+                self._admission.notify_all()
 
     # ------------------------------------------------------------------ call plumbing
     def _tenant(self, context: grpc.aio.ServicerContext) -> str:
@@ -169,6 +262,8 @@ class PlateauService:
             return await work(fields)
         except PlateauError as exc:
             code, message = STATUS_CODES.get(exc.code, grpc.StatusCode.UNKNOWN), exc.message
+            if isinstance(exc, StoreUnavailable) and self.on_store_error is not None:
+                self.on_store_error(exc)
         except _Aborted as exc:
             code, message = exc.code, exc.message
         except asyncio.CancelledError:
@@ -204,33 +299,46 @@ class PlateauService:
         fields.update(tenant=tenant, run_id=request.run_id[:256])
         if not request.HasField("step"):
             raise InvalidArgument("step", "is required")
-        step = convert.step_from_pb(request.step)
-        fields["step"] = step.index
+        fields["step"] = request.step.index
         key = (tenant, request.run_id)
         flights = self._flights.get(key)
         if flights is None:
             flights = self._flights[key] = _Flights()
-        flights.indices[step.index] += 1
+        index = request.step.index
+        flights.indices[index] += 1
         started = time.monotonic()
         budget = min(deadline_left, self.config.order_wait_seconds)
-        try:
-            await self._ordered(key, step.index, budget)
+
+        def observe() -> pb.Verdict:
+            # parsing (JSON args of up to max_field_chars) and judging both run in the pool
+            step = convert.step_from_pb(request.step)
             left = max(0.0, budget - (time.monotonic() - started))
-            verdict = await self._run(self.engine.observe, request.run_id, step, request.context or None, tenant=tenant, timeout=left)
+            return convert.verdict_to_pb(self.engine.observe(request.run_id, step, request.context or None, tenant=tenant, timeout=left))
+
+        try:
+            await self._ordered(key, index, budget)
+            return await self._admitted(observe, deadline_left=deadline_left - (time.monotonic() - started), size=request.ByteSize())
         finally:
-            flights.indices[step.index] -= 1
-            if flights.indices[step.index] <= 0:
-                del flights.indices[step.index]
+            flights.indices[index] -= 1
+            if flights.indices[index] <= 0:
+                del flights.indices[index]
             async with flights.cond:
                 flights.cond.notify_all()
             if not flights.indices and self._flights.get(key) is flights:
                 del self._flights[key]
-        return convert.verdict_to_pb(verdict)
 
-    async def Observe(self, request: Any, context: grpc.aio.ServicerContext) -> pb.Verdict:
+    async def Observe(self, data: bytes, context: grpc.aio.ServicerContext) -> pb.Verdict:
+        # The request arrives as bytes: a call the server has no room for is refused before it
+        # is parsed (one copy of it less in memory), and parsing runs in the pool.
         async def work(fields: dict[str, Any]) -> pb.Verdict:
+            nonlocal data
             tenant = self._tenant(context)
-            return await self._observe_one(request, tenant, self._deadline_left(context), fields)
+            left = self._deadline_left(context)
+            if self._must_refuse(len(data)):
+                raise self._full()
+            request = await self._run(_PARSE_OBSERVE, data)
+            data = b""
+            return await self._observe_one(request, tenant, left, fields)
 
         return await self._call("Observe", context, work)  # type: ignore[no-any-return]
 
@@ -247,19 +355,48 @@ class PlateauService:
             self.metrics.open_streams.set(self._streams)
 
     async def _next(self, requests: AsyncIterator[Any]) -> Any:
-        """The stream's next request, or a sentinel at its end; idle too long is DEADLINE_EXCEEDED."""
+        """The stream's next request, or a sentinel at its end; idle too long is DEADLINE_EXCEEDED,
+        and a server shutting down ends the stream as UNAVAILABLE (rather than cancelling it)."""
+        if self._closing is None:
+            self._closing = asyncio.Event()
+        receive = asyncio.ensure_future(anext(requests))
+        closing = asyncio.ensure_future(self._closing.wait())
         try:
-            return await asyncio.wait_for(anext(requests), timeout=self.config.stream_idle_seconds)
-        except StopAsyncIteration:
-            return _END
+            done, _ = await asyncio.wait((receive, closing), timeout=self.config.stream_idle_seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            closing.cancel()
+            if not receive.done():
+                receive.cancel()
+        if receive in done:
+            try:
+                return receive.result()
+            except StopAsyncIteration:
+                return _END
+        if closing in done:
+            raise _Aborted(grpc.StatusCode.UNAVAILABLE, "server: shutting down; reconnect and resend the next request")
+        raise _Aborted(grpc.StatusCode.DEADLINE_EXCEEDED, f"stream: nothing received for {self.config.stream_idle_seconds:g} s; closed")
+
+    def shut_down_streams(self) -> None:
+        """End every open stream at its next read with ``UNAVAILABLE`` (a step being judged finishes first)."""
+        if self._closing is None:
+            self._closing = asyncio.Event()
+        self._closing.set()
+
+    async def _write(self, context: grpc.aio.ServicerContext, message: Any) -> None:
+        """Send one answer on a stream; a client that reads nothing for the idle time is DEADLINE_EXCEEDED.
+
+        (A client that stops reading makes the write wait on flow control; without this bound
+        it would hold its stream slot forever.)
+        """
+        try:
+            await asyncio.wait_for(context.write(message), timeout=self.config.stream_idle_seconds)
         except TimeoutError:
             raise _Aborted(
-                grpc.StatusCode.DEADLINE_EXCEEDED, f"stream: nothing received for {self.config.stream_idle_seconds:g} s; closed"
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                f"stream: the client read no answer for {self.config.stream_idle_seconds:g} s; closed",
             ) from None
 
-    async def ObserveStream(self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> AsyncIterator[pb.Verdict]:
-        queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=1)
-
+    async def ObserveStream(self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> None:
         async def work(fields: dict[str, Any]) -> None:
             tenant = self._tenant(context)
             await self._stream_slot()
@@ -273,36 +410,20 @@ class PlateauService:
                     verdict = await self._observe_one(request, tenant, self._deadline_left(context), fields)
                     count += 1
                     fields["steps"] = count
-                    await queue.put(verdict)
+                    await self._write(context, verdict)
             finally:
                 self._stream_done()
 
-        async def producer() -> None:
-            try:
-                await self._call("ObserveStream", context, work)
-            finally:
-                await queue.put(_END)
-
-        task = asyncio.ensure_future(producer())
-        try:
-            while True:
-                item = await queue.get()
-                if item is _END:
-                    break
-                yield item
-            await task  # re-raises the abort, if any
-        finally:
-            if not task.done():
-                task.cancel()
+        await self._call("ObserveStream", context, work)
 
     # ------------------------------------------------------------------ run calls
     async def _run_call(self, name: str, request: Any, context: grpc.aio.ServicerContext, fn: Callable[..., Any]) -> pb.RunInfo:
         async def work(fields: dict[str, Any]) -> pb.RunInfo:
             tenant = self._tenant(context)
             self._check(request)
-            self._deadline_left(context)
+            left = self._deadline_left(context)
             fields.update(tenant=tenant, run_id=request.run_id[:256])
-            info = await self._run(fn, request.run_id, tenant=tenant)
+            info = await self._admitted(fn, request.run_id, tenant=tenant, deadline_left=left)
             return convert.run_info_to_pb(info)
 
         return await self._call(name, context, work)  # type: ignore[no-any-return]
@@ -316,10 +437,14 @@ class PlateauService:
     async def EndRun(self, request: Any, context: grpc.aio.ServicerContext) -> pb.RunInfo:
         return await self._run_call("EndRun", request, context, self.engine.end_run)
 
-    async def GuardStream(self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> AsyncIterator[pb.GuardVerdict]:
+    async def DeleteRun(self, request: Any, context: grpc.aio.ServicerContext) -> pb.RunInfo:
+        return await self._run_call("DeleteRun", request, context, self.engine.delete_run)
+
+    async def GuardStream(self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> None:
         from plateau.guard import ChannelGuards
 
-        queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=1)
+        limit = self.config.max_chunk_chars
+        loop = asyncio.get_running_loop()
 
         async def work(fields: dict[str, Any]) -> None:
             fields["tenant"] = self._tenant(context)
@@ -332,38 +457,28 @@ class PlateauService:
                     if request is _END:
                         break
                     self._check(request)
-                    await queue.put(convert.guard_result_to_pb(request.channel, guards.feed(request.channel, request.chunk)))
+                    chunk = request.chunk
+                    if len(chunk) > limit:
+                        raise InvalidArgument("chunk", f"is {len(chunk)} characters long; the limit is {limit}; send smaller chunks")
+                    # guarding is CPU work proportional to the chunk: never on the event loop
+                    result = await loop.run_in_executor(self._guard_pool, guards.feed, request.channel, chunk)
+                    await self._write(context, convert.guard_result_to_pb(request.channel, result))
             finally:
                 self._stream_done()
 
-        async def producer() -> None:
-            try:
-                await self._call("GuardStream", context, work)
-            finally:
-                await queue.put(_END)
-
-        task = asyncio.ensure_future(producer())
-        try:
-            while True:
-                item = await queue.get()
-                if item is _END:
-                    break
-                yield item
-            await task
-        finally:
-            if not task.done():
-                task.cancel()
+        await self._call("GuardStream", context, work)
 
     def handlers(self) -> grpc.GenericRpcHandler:
         """The method handlers, with request parsing that never fails as ``INTERNAL``."""
         unary = grpc.unary_unary_rpc_method_handler
         stream = grpc.stream_stream_rpc_method_handler
         table = {
-            "Observe": unary(self.Observe, _lenient(pb.ObserveRequest.FromString), pb.Verdict.SerializeToString),
+            "Observe": unary(self.Observe, bytes, pb.Verdict.SerializeToString),  # parsed in the pool
             "ObserveStream": stream(self.ObserveStream, _lenient(pb.ObserveRequest.FromString), pb.Verdict.SerializeToString),
             "GetRun": unary(self.GetRun, _lenient(pb.GetRunRequest.FromString), pb.RunInfo.SerializeToString),
             "ResetRun": unary(self.ResetRun, _lenient(pb.ResetRunRequest.FromString), pb.RunInfo.SerializeToString),
             "EndRun": unary(self.EndRun, _lenient(pb.EndRunRequest.FromString), pb.RunInfo.SerializeToString),
+            "DeleteRun": unary(self.DeleteRun, _lenient(pb.DeleteRunRequest.FromString), pb.RunInfo.SerializeToString),
             "GuardStream": stream(self.GuardStream, _lenient(pb.GuardRequest.FromString), pb.GuardVerdict.SerializeToString),
         }
         return grpc.method_handlers_generic_handler(SERVICE_NAME, table)
@@ -380,9 +495,57 @@ class PlateauService:
     def close(self) -> None:
         """Stop the worker threads."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._guard_pool.shutdown(wait=False, cancel_futures=True)
 
 
 _END = object()
+
+
+class _StoreHealth:
+    """Health ``NOT_SERVING`` while the run store cannot write, ``SERVING`` again once it can.
+
+    A ``StoreUnavailable`` from a call starts a probe (``store.probe()``, a small write of the
+    store's own; a store without one counts as writable); while the probe fails the server
+    reports ``NOT_SERVING`` and probes again every ``interval`` seconds.
+    """
+
+    def __init__(self, service: PlateauService, health: Any, interval: float = 1.0) -> None:
+        self.service = service
+        self.health = health
+        self.interval = interval
+        self.serving = True
+        self.task: asyncio.Task[None] | None = None
+        self.cause: str | None = None
+
+    def failed(self, exc: StoreUnavailable) -> None:
+        if self.task is None or self.task.done():
+            self.task = asyncio.ensure_future(self._watch())
+
+    async def _set(self, serving: bool) -> None:
+        if serving == self.serving:
+            return
+        self.serving = serving
+        status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
+        for name in ("", SERVICE_NAME):
+            await self.health.set(name, status)
+
+    async def _watch(self) -> None:
+        probe = getattr(self.service.engine.store, "probe", None)
+        while True:
+            self.cause = None if probe is None else await self.service._run(probe)
+            if self.cause is None:
+                if not self.serving:
+                    log.warning("store: writable again; serving")
+                await self._set(True)
+                return
+            if self.serving:
+                log.error("store: cannot write (%s); health NOT_SERVING until it can", self.cause)
+            await self._set(False)
+            await asyncio.sleep(self.interval)
+
+    def cancel(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
 
 
 @dataclass
@@ -394,15 +557,23 @@ class RunningServer:
     health: Any
     service: PlateauService
     sweeper: asyncio.Task[None] | None = None
+    store_health: _StoreHealth | None = None
 
-    async def stop(self, grace: float = 5.0) -> None:
-        """Mark NOT_SERVING, finish in-flight calls within ``grace`` seconds, stop.
+    async def stop(self, grace: float = 5.0, drain: float = 0.0) -> None:
+        """Mark NOT_SERVING, keep serving for ``drain`` seconds (so that load balancers watching
+        health send new calls elsewhere), finish in-flight calls within ``grace`` seconds, stop.
 
         The engine (and its store) stays open: whoever built it closes it.
         """
-        if self.sweeper is not None:
-            self.sweeper.cancel()
         await self.health.enter_graceful_shutdown()
+        if drain > 0:
+            await asyncio.sleep(drain)
+        for task in (self.sweeper, self.store_health.task if self.store_health else None):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self.service.shut_down_streams()
         await self.server.stop(grace)
         self.service.close()
 
@@ -467,9 +638,18 @@ async def start_server(
     server.add_generic_rpc_handlers((service.handlers(),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server
+    store_health = _StoreHealth(service, health_servicer)
+    service.on_store_error = store_health.failed
+    names = (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME)
+    reflection.enable_server_reflection(names, server)
+    # grpc.reflection.v1 (what grpcurl and current tools ask first): the same servicer, the same messages
+    reflector = reflection.aio.ReflectionServicer(names)
+    v1 = grpc.stream_stream_rpc_method_handler(
+        reflector.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
     )
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": v1}),))
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     if tls is None:
         bound = server.add_insecure_port(address)
@@ -484,7 +664,7 @@ async def start_server(
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     sweeper = asyncio.ensure_future(_sweeper(service, _sweep_interval(config)))
-    return RunningServer(server=server, port=bound, health=health_servicer, service=service, sweeper=sweeper)
+    return RunningServer(server=server, port=bound, health=health_servicer, service=service, sweeper=sweeper, store_health=store_health)
 
 
 async def serve(
@@ -494,18 +674,26 @@ async def serve(
     *,
     ready: Callable[[int], None] | None = None,
     grace: float = 5.0,
+    drain: float = 2.0,
     tls: ServerTls | None = None,
     auth: TokenTable | None = None,
     metrics: Metrics | None = None,
 ) -> None:
-    """Serve until SIGTERM or SIGINT, then shut down gracefully (health NOT_SERVING first)."""
+    """Serve until SIGTERM or SIGINT, then shut down gracefully.
+
+    Health turns ``NOT_SERVING`` at once; calls are still served for ``drain`` seconds (a
+    second signal ends the drain early), then in-flight calls get ``grace`` seconds to finish.
+    """
     running = await start_server(engine, host, port, tls=tls, auth=auth, metrics=metrics)
     if ready is not None:
         ready(running.port)
-    stop = asyncio.Event()
+    signals = asyncio.Queue[int]()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    log.info("shutting down (grace %.1f s)", grace)
+        loop.add_signal_handler(sig, signals.put_nowait, sig)
+    await signals.get()
+    log.info("shutting down: health NOT_SERVING, draining %.1f s, then grace %.1f s", drain, grace)
+    await running.health.enter_graceful_shutdown()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(signals.get(), timeout=drain)
     await running.stop(grace)

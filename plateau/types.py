@@ -24,9 +24,21 @@ __all__ = [
     "RunInfo",
     "Step",
     "ToolStatus",
+    "MAX_ARGS_DEPTH",
+    "MAX_INT_DIGITS",
     "Verdict",
     "canonical_args",
+    "check_text",
 ]
+
+#: Deepest nesting of arrays and objects accepted in ``step.args`` (the top-level object is
+#: depth 1). Real tool arguments nest a few levels; a bound keeps every recursive consumer of
+#: the arguments (serialisation, signature masking) far from the interpreter's recursion limit.
+MAX_ARGS_DEPTH = 64
+#: Most decimal digits of an integer in ``step.args``. Python refuses to convert integers of
+#: more than 4,300 digits, and converting long ones costs time quadratic in their length.
+MAX_INT_DIGITS = 1000
+_MAX_INT_BITS = int(MAX_INT_DIGITS * 3.3219280948873626) + 1  # log2(10) bits per digit
 
 
 class Action(enum.StrEnum):
@@ -58,6 +70,50 @@ class ToolStatus(enum.StrEnum):
     UNKNOWN = "unknown"
     OK = "ok"
     ERROR = "error"
+
+
+def check_text(name: str, value: str) -> str:
+    """Return ``value`` if it can be encoded as UTF-8, else raise ``InvalidArgument(name, …)``.
+
+    Python strings may hold lone surrogates (``"\\ud800"``), which no UTF-8 encoder (protobuf,
+    SQLite, JSON on the wire) accepts; such text is refused before it reaches any state, so a
+    verdict that quotes it can always be sent. Cost: one pass over non-ASCII text.
+    """
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(value[exc.start])
+        raise InvalidArgument(
+            name, f"holds a lone surrogate (U+{code:04X} at character {exc.start}); text must be valid Unicode"
+        ) from None
+    return value
+
+
+def _check_json_value(value: Any) -> None:
+    """Refuse nesting deeper than :data:`MAX_ARGS_DEPTH` and integers longer than
+    :data:`MAX_INT_DIGITS` digits in a decoded JSON value (iteratively: no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            if isinstance(item, int) and not isinstance(item, bool) and item.bit_length() > _MAX_INT_BITS:
+                raise InvalidArgument("step.args", f"holds an integer of more than {MAX_INT_DIGITS} digits")
+            continue
+        if depth > MAX_ARGS_DEPTH:
+            raise InvalidArgument("step.args", f"nests deeper than {MAX_ARGS_DEPTH} levels")
+        stack.extend((child, depth + 1) for child in children)
+
+
+def _parse_int(text: str) -> int:
+    if len(text) - text.startswith("-") > MAX_INT_DIGITS:
+        raise InvalidArgument("step.args", f"holds an integer of {len(text.lstrip('-'))} digits; the limit is {MAX_INT_DIGITS}")
+    return int(text)
 
 
 def _opt_int(name: str, value: Any) -> int | None:
@@ -102,6 +158,7 @@ class Progress:
         for path in self.files_changed:
             if not isinstance(path, str):
                 raise InvalidArgument("step.progress.files_changed", "must hold strings")
+            check_text("step.progress.files_changed", path)
         if self.metric is not None:
             if isinstance(self.metric, bool) or not isinstance(self.metric, (int, float)):
                 raise InvalidArgument("step.progress.metric", "must be a number")
@@ -139,7 +196,13 @@ class Progress:
 
 def canonical_args(args: Any) -> str:
     """Return ``args`` (a mapping, JSON text or UTF-8 bytes of a JSON object) as canonical JSON
-    text (sorted keys, compact); ``""`` when absent. Raises ``InvalidArgument("step.args", …)``."""
+    text (sorted keys, compact); ``""`` when absent.
+
+    Raises ``InvalidArgument("step.args", …)`` for anything else, and for nesting deeper than
+    :data:`MAX_ARGS_DEPTH`, an integer of more than :data:`MAX_INT_DIGITS` digits, or a lone
+    surrogate (also one written as a JSON escape, ``"\\ud800"``): the result always encodes as
+    UTF-8.
+    """
     if args is None or args == "" or args == b"":
         return ""
     if isinstance(args, (bytes, bytearray)):
@@ -149,15 +212,19 @@ def canonical_args(args: Any) -> str:
             raise InvalidArgument("step.args", f"is not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
     if isinstance(args, str):
         try:
-            args = json.loads(args)
+            args = json.loads(args, parse_int=_parse_int)
         except json.JSONDecodeError as exc:
             raise InvalidArgument("step.args", f"is not valid JSON ({exc.msg} at char {exc.pos})") from None
+        except RecursionError:
+            raise InvalidArgument("step.args", f"nests deeper than {MAX_ARGS_DEPTH} levels") from None
     if not isinstance(args, Mapping):
         raise InvalidArgument("step.args", f"must be a JSON object, got {type(args).__name__}")
+    _check_json_value(args)
     try:
-        return json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:
+        text = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
         raise InvalidArgument("step.args", f"is not JSON-serialisable ({exc})") from None
+    return check_text("step.args", text)
 
 
 @dataclass(frozen=True)
@@ -189,8 +256,10 @@ class Step:
     Raises
     ------
     InvalidArgument
-        Naming the field: negative or non-integer index, non-string text, args that are not a
-        JSON object or not valid UTF-8, an unknown status.
+        Naming the field: negative or non-integer index, non-string text, text holding a lone
+        surrogate, args that are not a JSON object or not valid UTF-8 (or nest deeper than
+        :data:`MAX_ARGS_DEPTH`, or hold an integer longer than :data:`MAX_INT_DIGITS` digits),
+        an unknown status.
     """
 
     index: int
@@ -211,10 +280,13 @@ class Step:
         for name in ("text",):
             if not isinstance(getattr(self, name), str):
                 raise InvalidArgument(f"step.{name}", "must be a string")
+            check_text(f"step.{name}", getattr(self, name))
         for name in ("tool", "result", "user", "agent"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, str):
                 raise InvalidArgument(f"step.{name}", "must be a string or null")
+            if value is not None:
+                check_text(f"step.{name}", value)
         if self.tool == "":
             object.__setattr__(self, "tool", None)
         object.__setattr__(self, "args", canonical_args(self.args))

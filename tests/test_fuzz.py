@@ -1,9 +1,12 @@
 """Fuzzing every RPC with arbitrary, often malformed, wire bytes against a live server.
 
 Requests are built at the protobuf wire level (so string fields can hold invalid UTF-8, enums
-unknown values, doubles NaN/inf, indices any int64), or are random or truncated bytes. For
-each, the server must answer with a status a client error deserves (never ``INTERNAL`` or
-``UNKNOWN``), keep serving, and leave a run untouched whenever it refuses a call.
+unknown values, doubles NaN/inf, indices any int64), or are random or truncated bytes; tool
+arguments include lone surrogates written as JSON escapes, nesting thousands deep and integers
+of thousands of digits, and guard streams carry chunks of up to 2 MB (some over the server's
+``max_chunk_chars``). For each, the server must answer with a status a client error deserves
+(never ``INTERNAL`` or ``UNKNOWN``), keep serving, and leave a run untouched whenever it refuses
+a call: the run's next verdict equals that of a twin run that never saw the refused request.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from plateau.cli import ServerThread
+from plateau.config import Config
 from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
 from plateau.v1 import plateau_pb2 as pb
@@ -72,6 +76,28 @@ def _texts(max_size: int = 60) -> st.SearchStrategy[bytes]:
     )
 
 
+def _surrogate_escape(code: int) -> bytes:
+    return b"\\u%04x" % code
+
+
+#: Tool arguments that are valid JSON yet hostile: lone surrogates as escapes (in values and
+#: keys), nesting from just under to far over the limit, integers from just under to far over it.
+hostile_args = st.one_of(
+    st.tuples(st.integers(0xD800, 0xDFFF), st.text(max_size=10)).map(
+        lambda t: b'{"a": "' + t[1].encode("utf-8").replace(b"\\", b"").replace(b'"', b"") + _surrogate_escape(t[0]) + b'"}'
+    ),
+    st.integers(0xD800, 0xDFFF).map(lambda c: b'{"' + _surrogate_escape(c) + b'": 1}'),
+    st.just(b'{"ok": "\\ud83d\\ude00"}'),  # a surrogate pair: valid
+    st.tuples(st.integers(1, 100) | st.sampled_from([63, 64, 65, 900, 1000, 2000, 3000]), st.sampled_from([b"[", b'{"k":'])).map(
+        lambda t: b'{"a": ' + t[1] * t[0] + (b"]" * t[0] if t[1] == b"[" else b"1" + b"}" * t[0]) + b"}"
+    ),
+    st.tuples(st.integers(1, 30) | st.sampled_from([999, 1000, 1001, 4300, 4301, 5000, 6000]), st.booleans()).map(
+        lambda t: b'{"n": ' + (b"-" if t[1] else b"") + b"7" * t[0] + b"}"
+    ),
+    st.integers(300, 400).map(lambda e: b'{"f": 1e' + str(e).encode() + b"}"),  # overflows to inf
+)
+
+
 indices = st.one_of(st.integers(min_value=0, max_value=6), st.integers(min_value=-(2**63), max_value=2**63 - 1))
 metrics = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([math.nan, math.inf, -math.inf, 0.0]))
 
@@ -97,7 +123,8 @@ def step_bytes(draw: st.DrawFn, index: int | None = None) -> bytes:
     if draw(st.booleans()):
         out += _len_field(3, draw(st.sampled_from([b"bash", b"read", b""]) | _texts(20)))
     if draw(st.booleans()):
-        args = draw(st.sampled_from([b'{"a": 1}', b"{}", b"[1]", b"nope", b'{"a": NaN}', b'{"a": "\xff"}', b""]) | st.binary(max_size=30))
+        plain = st.sampled_from([b'{"a": 1}', b"{}", b"[1]", b"nope", b'{"a": NaN}', b'{"a": "\xff"}', b""])
+        args = draw(plain | st.binary(max_size=30) | hostile_args)
         out += _len_field(4, args)
     if draw(st.booleans()):
         out += _len_field(5, draw(_texts()))
@@ -137,10 +164,14 @@ def _mangled(s: st.SearchStrategy[bytes]) -> st.SearchStrategy[bytes]:
 
 
 # ----------------------------------------------------------------------- harness
+MAX_CHUNK_CHARS = 500_000
+
+
 @pytest.fixture(scope="module")
 def fuzz_channel() -> Iterator[grpc.Channel]:
     """A live server (test embedder) and a channel to it; each run in RUNS starts with three steps."""
-    with ServerThread(Engine(embedder=HashingEmbedder())) as server, grpc.insecure_channel(server.target) as channel:
+    engine = Engine(Config(max_chunk_chars=MAX_CHUNK_CHARS), embedder=HashingEmbedder())
+    with ServerThread(engine) as server, grpc.insecure_channel(server.target) as channel:
         observe = channel.unary_unary("/plateau.v1.Plateau/Observe")
         for rid in RUNS:
             for i in range(3):
@@ -199,10 +230,16 @@ def test_run_calls_answer_a_client_status(fuzz_channel: grpc.Channel, method: st
     assert _state(fuzz_channel) == before
 
 
+large_chunks = st.one_of(
+    st.integers(MAX_CHUNK_CHARS - 10, MAX_CHUNK_CHARS + 10).map(lambda n: b"ab" * (n // 2) + b"c" * (n % 2)),
+    st.integers(100_000, 2_000_000).map(lambda n: (b"the quick brown fox %d " % n) * (n // 24)),
+)
+
+
 @FUZZ
-@given(st.lists(st.tuples(st.sampled_from(["content", "reasoning", "tool_args", "", "weird"]), _texts(80)), max_size=8))
+@given(st.lists(st.tuples(st.sampled_from(["content", "reasoning", "tool_args", "", "weird"]), _texts(80) | large_chunks), max_size=8))
 def test_guard_stream_answers_a_client_status(fuzz_channel: grpc.Channel, chunks: list[tuple[str, bytes]]) -> None:
-    """GuardStream over arbitrary channels and chunks (including invalid UTF-8) never fails as INTERNAL."""
+    """GuardStream over arbitrary channels and chunks (invalid UTF-8, up to 2 MB, over max_chunk_chars) never fails as INTERNAL."""
     call = fuzz_channel.stream_stream("/plateau.v1.Plateau/GuardStream")
     requests = [_len_field(1, ch.encode()) + _len_field(2, chunk) for ch, chunk in chunks]
     try:
@@ -242,6 +279,53 @@ def test_observe_stream_with_out_of_order_and_repeated_indices(fuzz_channel: grp
         assert exc.code() is grpc.StatusCode.NOT_FOUND and nxt == 0
         steps = 0
     assert steps == nxt
+
+
+_TWINS = itertools.count()
+
+
+def _seed_step(i: int) -> bytes:
+    """Step i of a retry loop (the same failing call): the trackers hold state a refused step could disturb."""
+    call = _len_field(3, b"bash") + _len_field(4, b'{"cmd":"make"}') + _len_field(5, b"error: missing header") + _int_field(6, 2)
+    return _int_field(1, i) + _len_field(2, b"attempt %d: building again" % i) + call
+
+
+@FUZZ
+@given(st.integers(min_value=0, max_value=3), step_bytes(index=2) | st.builds(lambda a: _int_field(1, 2) + _len_field(4, a), hostile_args))
+def test_after_a_refused_step_the_run_answers_like_an_untouched_one(fuzz_channel: grpc.Channel, repeats: int, step: bytes) -> None:
+    """A refused step (sent up to four times) changes nothing: the run's next verdicts equal those of a twin that never saw it."""
+    n = next(_TWINS)
+    hit, twin = f"hit-{n}".encode(), f"twin-{n}".encode()
+    observe = _raw(fuzz_channel, "Observe")
+    for rid in (hit, twin):
+        for i in range(2):
+            observe(_len_field(1, rid) + _len_field(2, _seed_step(i)), timeout=20)
+    codes = {_call(observe, _len_field(1, hit) + _len_field(2, step)) for _ in range(repeats + 1)}
+    assert codes <= CLIENT_ERRORS
+    if grpc.StatusCode.OK in codes:
+        return  # accepted: the run moved on legitimately
+    for i in range(2, 5):
+        got = [pb.Verdict.FromString(observe(_len_field(1, rid) + _len_field(2, _seed_step(i)), timeout=20)) for rid in (hit, twin)]
+        got[0].run_id = got[1].run_id
+        assert got[0] == got[1]
+
+
+@FUZZ
+@given(hostile_args)
+def test_a_loop_over_hostile_args_answers_a_client_status_at_every_step(fuzz_channel: grpc.Channel, args: bytes) -> None:
+    """The same call with hostile args repeated (so that steer messages quote them) is answered OK or refused, never INTERNAL;
+    a refused step leaves the run at the steps before it."""
+    rid = f"loop-{next(_TWINS)}".encode()
+    observe = _raw(fuzz_channel, "Observe")
+    for i in range(5):
+        call = _len_field(3, b"bash") + _len_field(4, args) + _len_field(5, b"error: no")
+        step = _int_field(1, i) + _len_field(2, b"trying again") + call
+        code = _call(observe, _len_field(1, rid) + _len_field(2, step))
+        assert code in CLIENT_ERRORS
+        if code is not grpc.StatusCode.OK:
+            assert code is grpc.StatusCode.INVALID_ARGUMENT
+            assert _call(_raw(fuzz_channel, "GetRun"), _len_field(1, rid)) is (grpc.StatusCode.OK if i else grpc.StatusCode.NOT_FOUND)
+            break
 
 
 def test_the_server_survives_the_fuzzing(fuzz_channel: grpc.Channel) -> None:

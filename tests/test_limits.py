@@ -50,7 +50,7 @@ def test_runs_per_tenant() -> None:
     engine = Engine(Config(max_runs_per_tenant=2, ended_run_ttl_seconds=10.0), HashingEmbedder(), clock=lambda: now[0])
     engine.observe("a", _step(0), tenant="t")
     engine.observe("b", _step(0), tenant="t")
-    with pytest.raises(LimitExceeded, match="2 runs"):
+    with pytest.raises(LimitExceeded, match="2 open runs"):
         engine.observe("c", _step(0), tenant="t")
     engine.observe("c", _step(0), tenant="other")
     engine.observe("a", _step(1), tenant="t")

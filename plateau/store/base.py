@@ -13,8 +13,11 @@ Each change that the engine makes is one call, and a durable store makes each ca
 - :meth:`Store.update` — only metadata changed (ended, context, timestamps);
 - :meth:`Store.delete` — the run is forgotten (expiry).
 
-When a change fails the store raises :class:`~plateau.errors.StoreUnavailable` and forgets any
-cached copy (:meth:`Store.discard`), so the next read sees the last durable state.
+Each change is all or nothing. When a change fails the store raises
+:class:`~plateau.errors.StoreUnavailable` and forgets any cached copy; when the engine fails
+while changing a record (before the store is called) it calls :meth:`Store.discard`, after
+which :meth:`Store.get` returns the last committed state again, on every store (the memory
+store keeps a committed copy for this).
 
 A store *shared* by several server processes (Redis) also makes each change a compare-and-set
 on the version of the record it read: when another process changed the run in between, the
@@ -65,11 +68,16 @@ class Store(Protocol):
         ...
 
     def discard(self, key: RunKey) -> None:
-        """Drop any cached copy of ``key`` so that the next :meth:`get` reads durable state."""
+        """Undo uncommitted changes to ``key``: the next :meth:`get` returns its last committed
+        state (None for a run never committed)."""
         ...
 
     def count(self, tenant: str) -> int:
         """Number of runs ``tenant`` holds."""
+        ...
+
+    def oldest_ended(self, tenant: str) -> RunKey | None:
+        """The key of ``tenant``'s run that ended first, or None when none has ended."""
         ...
 
     def expired(self, idle_before: float, ended_before: float) -> list[RunKey]:

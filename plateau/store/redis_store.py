@@ -311,6 +311,23 @@ class RedisStore:
         except self._redis_errors as exc:
             raise self._fail(None, "counting runs", exc) from exc
 
+    def oldest_ended(self, tenant: str) -> RunKey | None:
+        """The key of ``tenant``'s run that ended first, or None when none has ended (reads the
+        metadata of each of the tenant's runs; called only when the tenant is at its limit)."""
+        try:
+            members = self._r.zrange(self._tenant_key(tenant), 0, -1)
+            pipe = self._r.pipeline(transaction=False)
+            for h in members:
+                pipe.hmget(f"plateau:{{{h.decode()}}}:meta", "run_id", "ended", "ended_at")
+            ended = [
+                (float(at or 0.0), run_id.decode())
+                for run_id, flag, at in pipe.execute()
+                if run_id is not None and flag == b"1"
+            ]
+        except self._redis_errors as exc:
+            raise self._fail(None, "finding ended runs", exc) from exc
+        return (tenant, min(ended)[1]) if ended else None
+
     def keys(self) -> Iterator[RunKey]:
         """Every key held (a snapshot; scans Redis)."""
         out: list[RunKey] = []

@@ -28,7 +28,13 @@ few commits (never corrupt the file); those steps are then new to the server, an
 engine is deterministic a client that re-sends them gets the same verdicts. ``FULL`` also fsyncs
 each commit (survives power loss) at the cost of one disk flush per step.
 
-One server per file: an advisory lock (``PATH.lock``) refuses a second process.
+One server per file: an advisory lock next to the file's real path (``REALPATH.lock``, symbolic
+links resolved) refuses a second process, however it names the file. A file of zero bytes is
+refused (a store that was truncated must not start over silently as an empty one).
+
+A failed write names its cause (``the disk is full``, ``the database is read-only``, …, from
+SQLite's error code) and :meth:`SqliteStore.probe` tells whether the file can be written again
+(the server reports ``NOT_SERVING`` meanwhile).
 """
 
 from __future__ import annotations
@@ -95,6 +101,31 @@ CREATE TABLE IF NOT EXISTS statelog (
 """
 
 _SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
+
+#: SQLite primary result codes → what they mean for the operator.
+_CAUSES = {
+    "SQLITE_FULL": "the disk is full",
+    "SQLITE_READONLY": "the database is read-only",
+    "SQLITE_IOERR": "an I/O error",
+    "SQLITE_BUSY": "the database is locked by another connection",
+    "SQLITE_LOCKED": "the database is locked",
+    "SQLITE_CORRUPT": "the database file is corrupt",
+    "SQLITE_NOTADB": "the file is not a SQLite database",
+    "SQLITE_CANTOPEN": "the file cannot be opened",
+    "SQLITE_PERM": "permission denied",
+    "SQLITE_NOMEM": "out of memory",
+}
+
+
+def _cause(exc: BaseException) -> str:
+    """What a failed store operation means, e.g. ``the disk is full (database or disk is full)``."""
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    for code, meaning in _CAUSES.items():
+        if name == code or name.startswith(code + "_"):
+            return f"{meaning} ({exc})"
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.strerror.lower()} ({exc})"
+    return str(exc) or type(exc).__name__
 
 
 def verdict_to_json(v: Verdict) -> str:
@@ -183,18 +214,26 @@ class SqliteStore(SingleProcessStore):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             if not path.exists():
-                fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
                 os.close(fd)
+            elif path.stat().st_size == 0 and not Path(f"{path}-wal").exists():
+                raise StoreUnavailable(
+                    f"store: {path} is empty (0 bytes), not a Plateau store; it may have been truncated. "
+                    "Restore it, or delete it to start an empty store"
+                )
             mode = path.stat().st_mode
+            real = path.resolve()
         except OSError as exc:
-            raise StoreUnavailable(f"store: cannot create {path}: {exc}") from exc
+            raise StoreUnavailable(f"store: cannot create {path}: {_cause(exc)}") from exc
         if mode & (stat.S_IWGRP | stat.S_IWOTH):
             raise StoreUnavailable(f"store: {path} is writable by other users; chmod 600 it (the store holds the runs' state)")
         try:
             import fcntl
         except ImportError:  # not POSIX: no advisory lock
             return
-        handle = open(f"{path}.lock", "a+")  # noqa: SIM115 - held open for the store's lifetime
+        # keyed by the real path: a second server reaching the file through a symbolic link
+        # (of the file or of a folder above it) finds the same lock
+        handle = open(f"{real}.lock", "a+")  # noqa: SIM115 - held open for the store's lifetime
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -224,8 +263,34 @@ class SqliteStore(SingleProcessStore):
         self.errors += 1
         if key is not None:
             self._forget(key)
-        log.error("store: %s failed: %s", what, exc)
-        return StoreUnavailable(f"store: {what} failed ({exc}); the change was not applied, retrying is safe")
+        cause = _cause(exc)
+        log.error("store: %s failed: %s", what, cause)
+        return StoreUnavailable(f"store: {what} failed: {cause}; the change was not applied, retrying is safe")
+
+    def _rollback(self) -> None:
+        """Roll back the open transaction, if SQLite has not already (it does on a full disk);
+        an error here must not hide the one that caused the rollback."""
+        if self._db.in_transaction:
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.Error as exc:
+                log.warning("store: rollback failed: %s", exc)
+
+    def probe(self) -> str | None:
+        """Try a small write of its own (the schema version, in one transaction): None when the
+        file can be written, else the cause (``the disk is full (…)``)."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._rollback()
+                    raise
+            except sqlite3.Error as exc:
+                return _cause(exc)
+        return None
 
     # ------------------------------------------------------------------ reads
     def get(self, key: RunKey) -> Any | None:
@@ -298,6 +363,14 @@ class SqliteStore(SingleProcessStore):
         """Number of runs ``tenant`` holds."""
         return self._counts.get(tenant, 0)
 
+    def oldest_ended(self, tenant: str) -> RunKey | None:
+        """The key of ``tenant``'s run that ended first, or None when none has ended."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT run_id FROM runs WHERE tenant=? AND ended=1 ORDER BY ended_at LIMIT 1", (tenant,)
+            ).fetchone()
+        return None if row is None else (tenant, row[0])
+
     def keys(self) -> Iterator[RunKey]:
         """Every key held (a snapshot)."""
         with self._lock:
@@ -361,7 +434,7 @@ class SqliteStore(SingleProcessStore):
                         )
                     self._db.execute("COMMIT")
                 except BaseException:
-                    self._db.execute("ROLLBACK")
+                    self._rollback()
                     raise
             except (sqlite3.Error, CodecError, TypeError, ValueError, AttributeError, OSError) as exc:
                 raise self._fail(key, what, exc) from exc
@@ -400,7 +473,7 @@ class SqliteStore(SingleProcessStore):
                     self._db.execute("DELETE FROM statelog WHERE tenant=? AND run_id=?", key)
                     self._db.execute("COMMIT")
                 except BaseException:
-                    self._db.execute("ROLLBACK")
+                    self._rollback()
                     raise
             except sqlite3.Error as exc:
                 raise self._fail(key, f"deleting run {key[1]!r}", exc) from exc

@@ -131,6 +131,12 @@ class EndRunRequest(_message.Message):
     run_id: str
     def __init__(self, run_id: _Optional[str] = ...) -> None: ...
 
+class DeleteRunRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
 class RunInfo(_message.Message):
     __slots__ = ("run_id", "state", "steps", "steers", "ended", "context", "last_verdict", "baseline_center", "baseline_scale")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]

@@ -59,6 +59,11 @@ class PlateauStub:
                 request_serializer=plateau_dot_v1_dot_plateau__pb2.EndRunRequest.SerializeToString,
                 response_deserializer=plateau_dot_v1_dot_plateau__pb2.RunInfo.FromString,
                 _registered_method=True)
+        self.DeleteRun = channel.unary_unary(
+                '/plateau.v1.Plateau/DeleteRun',
+                request_serializer=plateau_dot_v1_dot_plateau__pb2.DeleteRunRequest.SerializeToString,
+                response_deserializer=plateau_dot_v1_dot_plateau__pb2.RunInfo.FromString,
+                _registered_method=True)
         self.GuardStream = channel.stream_stream(
                 '/plateau.v1.Plateau/GuardStream',
                 request_serializer=plateau_dot_v1_dot_plateau__pb2.GuardRequest.SerializeToString,
@@ -103,6 +108,13 @@ class PlateauServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DeleteRun(self, request, context):
+        """Delete a run (open or ended) now, returning its last state; its id starts a new run.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GuardStream(self, request_iterator, context):
         """Guard a streamed model response: chunks in, one verdict per chunk out.
         """
@@ -136,6 +148,11 @@ def add_PlateauServicer_to_server(servicer, server):
             'EndRun': grpc.unary_unary_rpc_method_handler(
                     servicer.EndRun,
                     request_deserializer=plateau_dot_v1_dot_plateau__pb2.EndRunRequest.FromString,
+                    response_serializer=plateau_dot_v1_dot_plateau__pb2.RunInfo.SerializeToString,
+            ),
+            'DeleteRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteRun,
+                    request_deserializer=plateau_dot_v1_dot_plateau__pb2.DeleteRunRequest.FromString,
                     response_serializer=plateau_dot_v1_dot_plateau__pb2.RunInfo.SerializeToString,
             ),
             'GuardStream': grpc.stream_stream_rpc_method_handler(
@@ -278,6 +295,33 @@ class Plateau:
             target,
             '/plateau.v1.Plateau/EndRun',
             plateau_dot_v1_dot_plateau__pb2.EndRunRequest.SerializeToString,
+            plateau_dot_v1_dot_plateau__pb2.RunInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/plateau.v1.Plateau/DeleteRun',
+            plateau_dot_v1_dot_plateau__pb2.DeleteRunRequest.SerializeToString,
             plateau_dot_v1_dot_plateau__pb2.RunInfo.FromString,
             options,
             channel_credentials,

@@ -267,6 +267,12 @@ class _Local:
         return self.engine.observe(run_id, step, context, tenant=self.tenant)  # type: ignore[no-any-return]
 
     def observe_many(self, run_id: str, steps: Iterable[Step], context: str | None) -> Iterator[Verdict]:
+        if isinstance(steps, (list, tuple)):
+            # a recorded run: embed its texts in batches first (a lazy iterable is left lazy)
+            try:
+                self.engine.prefetch(steps)
+            except Exception:  # noqa: BLE001 - a warm-up only; observe() reports a bad step properly
+                pass
         for step in steps:
             yield self.engine.observe(run_id, step, context, tenant=self.tenant)
 

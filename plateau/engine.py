@@ -31,7 +31,7 @@ from __future__ import annotations
 import threading
 import time
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -281,6 +281,23 @@ class Engine:
                 body = _head_tail(step.args, self.config.embed_result_chars // 2) or "(no result)"
             obs_in = f"{step.tool or 'result'}: {body}"
         return text_in, obs_in
+
+    def prefetch(self, steps: Sequence[Step], batch_size: int = 32) -> int:
+        """Embed the texts of ``steps`` ahead of judging them, ``batch_size`` at a time, into the
+        engine's embedding cache; returns how many distinct texts were looked up.
+
+        For a recorded run (``plateau replay``, ``Client.local().observe_many``): the model is
+        several times faster on a batch than on one text at a time on a CPU, and each step
+        then finds its vectors in the cache. Verdicts do not change: similarities are rounded
+        to 4 decimals, far above the last-bit noise of batch composition. Raises
+        ``ValueError`` for ``batch_size`` < 1.
+        """
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        texts = list(dict.fromkeys(t for step in steps for t in self.embed_inputs(step) if t is not None))
+        for start in range(0, len(texts), batch_size):
+            self.embedder.encode(texts[start : start + batch_size])
+        return len(texts)
 
     def _embed(self, step: Step) -> tuple[np.ndarray | None, np.ndarray | None]:
         text_in, obs_in = self.embed_inputs(step)

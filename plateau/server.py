@@ -332,7 +332,7 @@ class PlateauService:
                     if request is _END:
                         break
                     self._check(request)
-                    await queue.put(convert.guard_result_to_pb(request.channel, guards.feed(request.channel, request.chunk)))
+                    await queue.put(convert.guard_result_to_pb(request.channel, guards.feed(request.channel, request.chunk, request.context)))
             finally:
                 self._stream_done()
 

@@ -137,6 +137,17 @@ class StreamGuard:
         """Forget the stream: the guard is as new (same channel, config, context and embedder)."""
         self._reset()
 
+    def set_context(self, context: str | RequestContext | None) -> None:
+        """Set the request this stream answers (text or a parsed :class:`RequestContext`).
+
+        Raises
+        ------
+        TypeError
+            When ``context`` is neither text, a :class:`RequestContext` nor None.
+        """
+        self.context = context if isinstance(context, RequestContext) else RequestContext.parse(context)
+        self._lines.track_totals = self._lines.track_totals or self.context.requested
+
     # ------------------------------------------------------------------ public API
 
     @property

@@ -66,8 +66,8 @@ class ChannelGuards:
                 raise InvalidArgument("context", "must be a string")
             if not self.context.text:
                 self.context = RequestContext.parse(context)
-                for guard in self._guards.values():
-                    guard.set_context(self.context)
+                for other in self._guards.values():
+                    other.set_context(self.context)
         guard = self._guards.get(channel)
         if guard is None:
             guard = self._guards[channel] = StreamGuard(

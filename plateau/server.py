@@ -332,7 +332,8 @@ class PlateauService:
                     if request is _END:
                         break
                     self._check(request)
-                    await queue.put(convert.guard_result_to_pb(request.channel, guards.feed(request.channel, request.chunk, request.context)))
+                    verdict = guards.feed(request.channel, request.chunk, request.context)
+                    await queue.put(convert.guard_result_to_pb(request.channel, verdict))
             finally:
                 self._stream_done()
 

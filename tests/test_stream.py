@@ -28,6 +28,10 @@ from plateau.stream import (
     StreamGuardConfig,
     truncate,
 )
+from plateau.stream.block import Splitter, Tail
+from plateau.stream.novelty import NoveltyDetector
+from plateau.stream.period import PeriodDetector
+from plateau.stream.result import Fire
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 STREAM_CASES = SHARED / "benchmark" / "stream"
@@ -280,13 +284,13 @@ def test_long_period_up_to_several_kb() -> None:
 
 
 def test_long_prose_paragraph_repeated_fires_by_its_third_copy() -> None:
-    """A 3 KB prose paragraph repeated fires inside its third copy (exact period or low novelty)."""
+    """A 3 KB prose paragraph repeated fires inside its third copy (exact period, token copies or low novelty)."""
     rng = random.Random(19)
     unit = prose(rng, 3000).strip() + "\n"
     text = unit * 4
     chunks = chunked(text, rng)
     res = run(chunks, "reasoning")
-    assert res.fired and res.reason in ("stream.period", "stream.low_novelty")
+    assert res.fired and res.reason in ("stream.period", "stream.drift", "stream.low_novelty")
     assert 2 * len(unit) < res.chars <= 3 * len(unit) + 4 * CFG.block
     expect = _fire_offset(text, "reasoning")
     assert expect is not None and res.fired_at_chunk == chunk_of(chunks, expect)
@@ -914,7 +918,7 @@ _PERIOD_ONLY = StreamGuardConfig(
     novelty_window=100_000,
     drift_copies=64,
     drift_min_words=1000,
-    stutter_window=4096,
+    stutter_blocks=64,
     digit_run_floor=256,
 )
 
@@ -951,14 +955,30 @@ def _loop_text(draw: st.DrawFn) -> str:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=_loop_text(), seed=st.integers(0, 100))
 def test_period_detector_agrees_with_a_brute_force_rescan(text: str, seed: int) -> None:
-    """The period detector fires on the block in which a brute-force rescan of every period at
+    """The period detector fires in the block in which a brute-force rescan of every period at
     every position first finds a repetition long enough (text over a natural alphabet whose
-    loop runs on to the end of the stream)."""
+    loop runs on to the end of the stream), at the character the rescan names."""
     expect = _brute_period_fire(text, _PERIOD_ONLY)
-    chunks = chunked(text, random.Random(seed), 1, 40)
-    res = run(chunks, config=_PERIOD_ONLY)
+    fire = _period_detector_fire(text, _PERIOD_ONLY)
     if expect is None:
-        assert not res.fired, res
+        assert fire is None, fire
     else:
-        assert res.fired and res.reason in ("stream.period", "stream.run")
-        assert res.fired_at_chunk == block_chunk(chunks, expect), (expect, res)
+        assert fire is not None and fire.reason in ("stream.period", "stream.run")
+        assert fire.at == expect, (expect, fire)
+
+
+def _period_detector_fire(text: str, cfg: StreamGuardConfig) -> Fire | None:
+    """The first fire of the period detector alone (with the novelty detector it reads), block by block."""
+    tail = Tail(2 * cfg.max_period + cfg.kgram, 4096)
+    splitter = Splitter(cfg.novelty_ngram)
+    novelty = NoveltyDetector(cfg)
+    period = PeriodDetector(cfg)
+    for i in range(0, len(text) - len(text) % cfg.block, cfg.block):
+        piece = text[i : i + cfg.block]
+        tail.push(piece)
+        block = splitter.block(tail, piece)
+        novelty.update(block)
+        fire = period.update(block)
+        if fire is not None:
+            return fire
+    return None

@@ -121,15 +121,12 @@ class StreamGuardConfig:
         Least Jaccard similarity of the word sets of two consecutive copies (float in (0, 1];
         default 0.75). A changed word in a 12-word sentence gives 0.85; two sentences of a
         paragraph on the same subject stay under 0.4.
-    stutter_window
-        Tokens over which the stutter detector measures (int, 8..4096; default 32): the
-        blocks holding the last 32 tokens.
-    stutter_fraction
-        The stutter detector fires when at least this fraction of those blocks stutter -- a
-        third of their tokens repeat the token before them, or their longest token is a shorter
-        token repeated ("thethethe", "HelloHelloHello") -- and at least three do (float in
-        (0, 1]; default 0.75). Prose doubles a word in well under 1 % of its words ("that
-        that", "had had"); a laugh ("ha ha ha ha") fills one block, not three.
+    stutter_blocks
+        Consecutive blocks that must stutter -- a third of their tokens repeat the token before
+        them, or their longest token is a shorter token repeated ("thethethe",
+        "HelloHelloHello") -- for ``stream.stutter`` (int, 2..64; default 4, 256 characters).
+        Prose doubles a word in well under 1 % of its words ("that that", "had had"); a laugh
+        ("ha ha ha ha") fills one block, not four.
     digit_run_floor
         Characters a run of one repeated digit or letter must cover (int, 8..10^9; default
         128): a stream of zeros. Shorter runs are literals (a 64-bit mask, a 64-digit hash).
@@ -152,11 +149,13 @@ class StreamGuardConfig:
         near an earlier one (float in (0, 1]; default 0.75).
     corroboration_fresh
         The semantic layer may fire only when the textual novelty over the word window is
-        this low (fresh fraction of word n-grams, float in (0, 1]; default 0.5): the
-        sentences recur in meaning *and* in wording. Alone, meaning only steers.
+        this low (fresh fraction of word n-grams, float in (0, 1]; default 0.4: most of the
+        wording recycled): the sentences recur in meaning *and* in wording. Alone, meaning only
+        steers.
     context_slack
         A bound read from the request ("50 times") excuses up to ``ceil(bound *
-        context_slack) + 2`` copies of the requested unit (float >= 1; default 1.5).
+        context_slack) + 2`` copies of the requested unit (float >= 1; default 2: twice what
+        was asked is clearly more than asked).
     context_cap_chars
         Characters of repetition a request without a number ("repeat it over and over")
         excuses (int, 64..10^9; default 20,000).
@@ -198,16 +197,15 @@ class StreamGuardConfig:
     drift_min_words: int = 8
     drift_copies: int = 4
     drift_similarity: float = 0.75
-    stutter_window: int = 32
-    stutter_fraction: float = 0.75
+    stutter_blocks: int = 4
     digit_run_floor: int = 128
     dialogue_turns: int = 3
     dialogue_max_turns: int = 8
     semantic_similarity: float = 0.8
     semantic_window: int = 8
     semantic_fraction: float = 0.75
-    corroboration_fresh: float = 0.5
-    context_slack: float = 1.5
+    corroboration_fresh: float = 0.4
+    context_slack: float = 2.0
     context_cap_chars: int = 20_000
 
     def __post_init__(self) -> None:
@@ -231,7 +229,7 @@ class StreamGuardConfig:
             "block": (16, 4096),
             "drift_min_words": (2, 1000),
             "drift_copies": (3, 64),
-            "stutter_window": (8, 4096),
+            "stutter_blocks": (2, 64),
             "digit_run_floor": (8, 1_000_000_000),
             "dialogue_turns": (2, 64),
             "dialogue_max_turns": (2, 1000),
@@ -248,7 +246,7 @@ class StreamGuardConfig:
         prose = self.novelty_min_prose
         if isinstance(prose, bool) or not isinstance(prose, (int, float)) or not 0.0 <= prose <= 1.0:
             raise ValueError(f"novelty_min_prose must be a number in [0, 1], got {prose!r}")
-        for name in ("drift_similarity", "stutter_fraction", "semantic_similarity", "semantic_fraction", "corroboration_fresh"):
+        for name in ("drift_similarity", "semantic_similarity", "semantic_fraction", "corroboration_fresh"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value <= 1.0:
                 raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")

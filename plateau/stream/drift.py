@@ -8,12 +8,16 @@ counters vanish).
 A dict maps the token n-grams of every block in which most n-grams recur to where they last
 began (a loop's second copy is registered, its third finds the second). When three fifths of a block's n-grams recur (the novelty
 detector counts them) and a third of them at one distance, that most common distance *q* (in tokens) is the candidate period, and the last
-slices of *q* tokens are the copies. It fires when the last ``max(drift_copies,
+slices of *q* tokens are the copies. Copies equal as token lists -- only spacing or case drift, as in a ``"let me ("`` chant with
+wandering spaces -- fire under the exact rule (the copies that cover ``span_required`` characters, as
+``stream.period``). Otherwise it fires when the last ``max(drift_copies,
 copies_required + 1)`` copies -- one more than an
 exact repetition of such a unit needs, so that a refrain sung as often as the period detector
 allows stays quiet --
 
-- each hold at least ``drift_min_words`` words (a sentence, not a table row or a log line),
+- each hold at least ``drift_min_words`` words (a sentence, not a table row or a log line)
+  and are prose: 80 % of their tokens plain words (a linter report or a log line that differs
+  only by its numbers is not: ``Lib/token.py:81:5: Q000 ...``),
 - are alike: the word sets of consecutive copies have a Jaccard similarity of at least
   ``drift_similarity``,
 - and do not enumerate: fewer than 5 % of their words appear in one copy only. A generated list
@@ -37,6 +41,8 @@ from plateau.stream.result import Fire
 __all__ = ["DriftDetector"]
 
 _DIGITS = re.compile(r"\d+")
+_PLAIN = re.compile(r"[^\W\d_]+[.,;:!?'\")]*$")
+_MIN_PLAIN = 0.8  # share of a copy's tokens that must be plain words (prose, not a log or a report line)
 _SENTENCE = re.compile(r"(?:[.!?]\s+|\n+)(?=\S)")
 _LETTERS2 = re.compile(r"[^\W\d_].*[^\W\d_]")
 _MAX_ENUM_SHARE = 0.05  # words seen in one copy only, over all words of the copies
@@ -97,6 +103,12 @@ class DriftDetector:
             return None
         old = self._older
         prevs = [p if p is not None else q for p, q in zip(map(last.get, grams), map(old.get, grams, repeat(-1)), strict=True)]
+        local: dict[tuple[str, ...], int] = {}
+        for j, g in enumerate(grams):  # an n-gram met earlier in this block: the nearer occurrence wins
+            k = local.get(g)
+            if k is not None:
+                prevs[j] = idx0 + k
+            local[g] = j
         last.update(zip(grams, range(idx0, idx0 + len(grams)), strict=True))
         if len(last) > self._keep:
             self._older = last
@@ -115,14 +127,20 @@ class DriftDetector:
             return None
         cfg = self.config
         end = len(kept)
-        if q < 3 or q * cfg.drift_copies > end:
+        if q < 2 or q * cfg.min_copies > end:
             return None
         unit = kept[end - q :]
         chars = sum(map(len, unit)) + q
         words = sum(1 for w in unit if _LETTERS2.search(w))
-        # One copy more than an exact repetition of the unit would need (those fire as stream.period).
-        need = max(cfg.drift_copies, cfg.copies_required(chars, words) + 1)
-        if q * need > end:
+        exact = -(-cfg.span_required(chars, words) // chars)  # the copies the exact rule needs
+        # Copies equal as token lists (only spacing and case drift): the exact rule.
+        if q * exact <= end:
+            same = {" ".join(kept[end - (i + 1) * q : end - i * q]) for i in range(exact)}
+            if len(same) == 1 and b.end >= cfg.min_chars:
+                return self._fire(b, [kept[end - (i + 1) * q : end - i * q] for i in range(exact)][::-1])
+        # Copies that differ by words: one copy more than an exact repetition needs.
+        need = max(cfg.drift_copies, exact + 1)
+        if q < 3 or q * need > end:
             return None
         copies = [kept[end - (i + 1) * q : end - i * q] for i in range(need)][::-1]
         return self._judge(b, copies)
@@ -137,7 +155,7 @@ class DriftDetector:
         total = 0
         for c in copies:
             words = sum(1 for w in c if _LETTERS2.search(w))
-            if words < cfg.drift_min_words:
+            if words < cfg.drift_min_words or sum(1 for w in c if _PLAIN.match(w)) < _MIN_PLAIN * len(c):
                 return None
             total += words
         seen = Counter(w for st in sets for w in st)

@@ -28,7 +28,7 @@ _WORDS_IN = 96  # words are counted in the first characters of a line only
 
 
 class LineDetector:
-    """Line dominance over the last ``line_window`` non-trivial lines.
+    r"""Line dominance over the last ``line_window`` non-trivial lines.
 
     Parameters
     ----------
@@ -49,7 +49,7 @@ class LineDetector:
     >>> guard = StreamGuard(config=StreamGuardConfig(drift_copies=64))
     >>> res = [guard.feed(c) for c in lines + [rng.choice(loop) for _ in range(60)]]
     >>> res[-1].reason, res[-1].fired_at_chunk
-    ('stream.line_dominance', 52)
+    ('stream.line_dominance', 47)
     """
 
     def __init__(self, config: StreamGuardConfig, *, track_totals: bool = False) -> None:

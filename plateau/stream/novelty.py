@@ -49,7 +49,7 @@ from plateau.stream.result import Fire
 __all__ = ["NoveltyDetector"]
 
 #: Characters that make a block code or data rather than prose (digits included).
-_NON_PROSE = str.maketrans("", "", "0123456789=<>{}[]/\\|#@$%^&+~`_")
+_NON_PROSE = b"0123456789=<>{}[]/\\|#@$%^&+~`_"
 _MAX_NON_PROSE = 4  # per block of 64 characters; scaled by the block size
 
 
@@ -72,6 +72,7 @@ class NoveltyDetector:
         self._max_non_prose = max(1, _MAX_NON_PROSE * config.block // 64)
         self._generation = max(1, config.novelty_lookback // 2)
         self._decay = 1.0 - 1.0 / config.novelty_window
+        self._powers = [self._decay**i for i in range(4 * config.block)]
         self._recent_blocks = max(2, 6 * config.novelty_window // config.block)
         self._rep = config.novelty_min_repeats
         self._max_fresh = config.novelty_max_fresh
@@ -120,9 +121,10 @@ class NoveltyDetector:
             self._cur_total = 0
         piece = b.piece
         n = len(grams)
-        prose = n if len(piece) - len(piece.translate(_NON_PROSE)) <= self._max_non_prose else 0
+        raw = piece.encode()
+        prose = n if len(raw) - len(raw.translate(None, _NON_PROSE)) <= self._max_non_prose else 0
         # Exponentially weighted sums over about the last novelty_window n-grams.
-        decay = self._decay**n
+        decay = self._powers[n] if n < len(self._powers) else self._decay**n
         sums = self._sums
         sums[0] = sums[0] * decay + n
         sums[1] = sums[1] * decay + fresh

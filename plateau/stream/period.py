@@ -169,7 +169,7 @@ class PeriodDetector:
         begin = b.s0 + x - run - p + 1  # absolute start of the first copy
         if carry is not None:
             prev = self._carry.get(p)
-            if prev is not None and begin <= b.s0 + b.lo:  # the run spans the previous block end
+            if prev is not None and begin + p < b.s0 + b.lo:  # the run holds the previous block's last character
                 begin = min(begin, prev)
             carry[p] = begin
         if p == 1 and unit.isalnum():

@@ -17,7 +17,6 @@ Work per block: one ``map(str.__eq__)`` over the tokens and one ``max(key=len)``
 from __future__ import annotations
 
 import re
-
 from collections import Counter
 
 from plateau.stream.block import Block

@@ -553,8 +553,18 @@ def test_legitimate_text_followed_by_a_loop_fires_in_the_loop() -> None:
 def _looping_or_not(draw: st.DrawFn) -> str:
     rng = random.Random(draw(st.integers(0, 2**32 - 1)))
     head = prose(rng, draw(st.integers(0, 600)))
-    kind = draw(st.sampled_from(["none", "token", "sentence", "block", "template"]))
-    if kind == "token":
+    kind = draw(st.sampled_from(["none", "token", "sentence", "block", "template", "stutter", "drift", "dialogue"]))
+    if kind == "stutter":
+        words = prose(rng, draw(st.integers(50, 400))).split()
+        body = " ".join(w * draw(st.integers(2, 4)) if rng.random() < 0.5 else f"{w} {w}" for w in words) + " "
+    elif kind == "drift":
+        base = prose(rng, draw(st.integers(60, 200))).strip()
+        body = "".join(f"Step {i}: {base}\n" for i in range(draw(st.integers(1, 12))))
+    elif kind == "dialogue":
+        turns = draw(st.integers(1, 8))
+        turn = "<|im_start|>user\nare you still there?<|im_end|>\n<|im_start|>assistant\nyes {}<|im_end|>\n"
+        body = "".join(turn.format(i % 2) for i in range(turns))
+    elif kind == "token":
         body = draw(st.sampled_from(["ny", "the ", "ambigu", "-", "ok "])) * draw(st.integers(10, 200))
     elif kind == "sentence":
         body = (prose(rng, draw(st.integers(20, 150))) + " ") * draw(st.integers(1, 6))

@@ -252,3 +252,31 @@ def test_semantic_layer_is_off_for_tool_args_and_without_an_embedder(real_cached
     for guard in (StreamGuard("reasoning"), StreamGuard("tool_args", embedder=real_cached, semantic_background=False)):
         results = [guard.feed(c) for c in seeded(TEXT, 16)]
         assert not any(r.steer or r.fired for r in results)
+
+
+# ----------------------------------------------------------------------------- over the wire
+
+
+def test_guard_stream_carries_the_context_over_grpc(hashing_server: str) -> None:
+    """A remote GuardStream reads the request from the first message: 50 requested OKs stay quiet."""
+    from plateau.adapters import guard_text_chunks
+    from plateau.client import Client
+
+    chunks = seeded("OK\n" * 50, 17)
+    with Client.remote(hashing_server) as client:
+        quiet = list(client.guard_stream(chunks, context="Print OK 50 times."))
+        loud = list(client.guard_stream(chunks))
+        assert not any(r.fired for r in quiet)
+        assert any(r.fired for r in loud)
+        guarded = guard_text_chunks(client, chunks, on_fire="stop", context="Print OK 50 times.")
+        assert list(guarded) == chunks and not guarded.fired
+
+
+def test_steer_and_message_survive_the_wire_format() -> None:
+    """GuardVerdict carries steer and message both ways (and a quiet verdict carries neither)."""
+    from plateau import convert
+
+    steer = GuardResult(fired=False, chars=120, steer=True, message="The response keeps restating itself.")
+    assert convert.guard_result_from_pb(convert.guard_result_to_pb("reasoning", steer)) == ("reasoning", steer)
+    quiet = GuardResult(fired=False, chars=3)
+    assert convert.guard_result_from_pb(convert.guard_result_to_pb("content", quiet)) == ("content", quiet)

@@ -280,3 +280,19 @@ def test_steer_and_message_survive_the_wire_format() -> None:
     assert convert.guard_result_from_pb(convert.guard_result_to_pb("reasoning", steer)) == ("reasoning", steer)
     quiet = GuardResult(fired=False, chars=3)
     assert convert.guard_result_from_pb(convert.guard_result_to_pb("content", quiet)) == ("content", quiet)
+
+
+def test_a_failing_embedder_never_breaks_the_stream() -> None:
+    """An embedder that raises loses its batches; the textual detectors go on and still fire."""
+
+    class Broken:
+        name = "broken"
+
+        def encode(self, texts: list[str]) -> object:
+            raise RuntimeError("model gone")
+
+    for background in (False, True):
+        guard = StreamGuard("reasoning", embedder=Broken(), semantic_background=background)
+        results = [guard.feed(c) for c in seeded(TEXT + "I will check it again. " * 40, 18)]
+        guard.settle(timeout=10)
+        assert results[-1].fired and not any(r.steer for r in results)

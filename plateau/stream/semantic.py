@@ -81,6 +81,8 @@ class SemanticRecurrence:
         The most recent near sentence, and ``origin`` the earlier sentence it lands near.
     skipped : int
         Sentences not embedded because the queue was full.
+    errors : int
+        Batches lost because the embedder raised (the stream goes on without them).
     """
 
     def __init__(self, embedder: Any, config: StreamGuardConfig, *, background: bool = True) -> None:
@@ -102,6 +104,7 @@ class SemanticRecurrence:
         self.example: str | None = None
         self.origin: tuple[str, int] | None = None
         self.skipped = 0
+        self.errors = 0
 
     def add(self, text: str, base: int) -> None:
         """Split ``text`` (the block starting at absolute offset ``base``) into sentences and queue the completed ones."""
@@ -135,7 +138,10 @@ class SemanticRecurrence:
             future = _pool().submit(self.embedder.encode, texts)
         else:
             future = Future()
-            future.set_result(self.embedder.encode(texts))
+            try:
+                future.set_result(self.embedder.encode(texts))
+            except Exception as exc:  # noqa: BLE001 - an embedder failure must not break the stream
+                future.set_exception(exc)
         self._inflight.append((future, batch))
         if not self.background:
             self.poll()
@@ -144,15 +150,20 @@ class SemanticRecurrence:
         """Take up the embeddings that are ready (never waits); return :attr:`recurring`."""
         while self._inflight and self._inflight[0][0].done():
             future, batch = self._inflight.popleft()
-            vectors = future.result()
-            self._integrate(vectors, batch)
+            if future.exception() is not None:  # the embedder failed: the batch is lost, the stream goes on
+                self.errors += 1
+                continue
+            self._integrate(future.result(), batch)
         return self.recurring
 
     def drain(self, timeout: float | None = None) -> bool:
         """Embed what is queued and wait for every batch in flight; return :attr:`recurring`."""
         self._submit()
         for future, _ in list(self._inflight):
-            future.result(timeout=timeout)
+            try:
+                future.exception(timeout=timeout)
+            except TimeoutError:
+                break
         return self.poll()
 
     def _integrate(self, vectors: Any, batch: list[tuple[str, int]]) -> None:

@@ -8,7 +8,10 @@ Python loop per character:
 - *long periods* (up to ``max_period``): the 24 characters after every sentence or line
   boundary in the block are keys of a dict from key to its last offset (the fingerprint idea of
   Karp and Rabin [1]_, sampled at content-defined positions, so that every copy of a unit
-  samples the same places); a key seen before at distance *p* proposes *p*.
+  samples the same places); a key seen before at distance *p* proposes *p*. A block with four
+  tokens or more whose word n-grams are all new (the novelty detector counted them) registers
+  no key: it cannot be a later copy of a wordy unit. A loop's second copy is registered, and
+  its third -- the first that may fire -- finds it.
 
 For each candidate *p* the detector then measures the *match run* -- the number of
 consecutive positions ending at the anchor with ``t[j] == t[j - p]`` (the quantity behind the

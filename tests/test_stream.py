@@ -817,7 +817,7 @@ def test_copies_and_spans_follow_the_documented_rule() -> None:
 def _limits(cfg: StreamGuardConfig) -> dict[str, int]:
     keep = 2 * cfg.max_period + cfg.kgram + 4096
     return {
-        "tail": keep + 4096 + 512 + cfg.block,
+        "tail": keep + 4096 + 2 * 512 + cfg.block,
         "pending": cfg.block,
         "tokens": 3 * (cfg.drift_copies + 1) * max(8, cfg.max_period // 4) + 1024,
         "lines": cfg.line_window,

@@ -18,8 +18,8 @@ class Tail:
     Every block is appended to a list; :meth:`text` joins the list onto the kept text (and trims
     it back to ``keep`` characters once it exceeds ``keep + slack``) only when called -- on the
     rare path where a detector verifies a candidate -- or when the list holds ``slack``
-    characters. :attr:`near`, the last ``NEAR`` characters, is kept up to date on every block
-    (a copy of at most ``NEAR + block`` characters).
+    characters. :attr:`near`, the last ``NEAR`` to ``2 * NEAR`` characters, is kept up to date
+    on every block (one concatenation; trimmed back to ``NEAR`` when it doubles).
 
     Parameters
     ----------
@@ -48,7 +48,7 @@ class Tail:
         """Append ``piece`` (the next block)."""
         self.end += len(piece)
         near = self.near + piece
-        self.near = near[len(near) - self.NEAR :] if len(near) > self.NEAR else near
+        self.near = near[len(near) - self.NEAR :] if len(near) > 2 * self.NEAR else near
         self._parts.append(piece)
         self._plen += len(piece)
         if self._plen >= self.slack:
@@ -81,7 +81,7 @@ class Block:
     piece : str
         The block's text.
     near : str
-        The last :attr:`Tail.NEAR` characters of the stream up to the end of this block (this
+        The last :attr:`Tail.NEAR` (or up to twice as many) characters of the stream up to the end of this block (this
         block included); ``near0`` is the absolute offset of ``near[0]`` and ``nlo`` the index
         in ``near`` where the block begins.
     end : int

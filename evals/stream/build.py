@@ -231,11 +231,10 @@ def build() -> None:
 
     # ---------------------------------------------------------------- self-dialogue
     turns = []
-    for i in range(12):
+    for _ in range(12):
         q = rng.choice(["Can you explain that again?", "Could you explain it again, please?", "Can you explain that once more?"])
         a = rng.choice(["Sure! As I said, the guard watches each step.", "Of course. As I said, the guard watches every step."])
         turns.append(f"<|im_end|>\n<|im_start|>user\n{q}<|im_end|>\n<|im_start|>assistant\n{a}")
-        _ = i
     loop_case(
         "E09-chatml-self-dialogue",
         "the model writes both sides of a ChatML conversation",
@@ -523,14 +522,13 @@ def build() -> None:
         late_copies=8,
     )
     told = []
-    for i in range(10):
+    for _ in range(10):
         told.append(
             rng.choice(["You're right, ", "You are right: ", "Right, "])
             + "the problem is in the badge logic: it only reads the live premium and, when it is missing, "
             "calls the fund discounted, although the official premium is "
             f"{rng.choice(['25', '25.0'])}%. I will fix it.\n\nRead file\n\n"
         )
-        _ = i
     loop_case(
         "E32-youre-right-paragraph-loop",
         "the same fix announced again and again with small wording changes",

@@ -318,9 +318,17 @@ def _evaluate(
                 if on_case is not None:
                     on_case(detector, str(case.get("id")))
     if "stream" in levels and stream_cases:
+        semantic = None
+        if detector == "plateau":
+            from plateau.errors import ModelUnavailable
+
+            try:  # the stream guard's semantic layer; its textual detectors need no model
+                semantic = embedder.get()
+            except ModelUnavailable:
+                semantic = None
         for case in stream_cases:
             if detector == "plateau":
-                fired = plateau_stream_fire(case, stream_config, embedder.get())
+                fired = plateau_stream_fire(case, stream_config, semantic)
             else:
                 fired = run_stream_detector(STREAM_BASELINES[detector](), case)
             stream_scores.append(score_stream_case(case, fired))

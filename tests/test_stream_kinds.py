@@ -296,3 +296,11 @@ def test_a_failing_embedder_never_breaks_the_stream() -> None:
         results = [guard.feed(c) for c in seeded(TEXT + "I will check it again. " * 40, 18)]
         guard.settle(timeout=10)
         assert results[-1].fired and not any(r.steer for r in results)
+
+
+def test_semantic_steer_begins_on_the_same_block_whatever_the_chunking(real_cached: object) -> None:
+    """Synchronous embedding: the steer starts on the chunk that completes the same block (the 9th)."""
+    for chunks in (list(TEXT), seeded(TEXT, 15, 3, 12), fixed(TEXT, 50)):
+        guard = StreamGuard("reasoning", embedder=real_cached, semantic_background=False)
+        first = next(i for i, c in enumerate(chunks) if guard.feed(c).steer)
+        assert first == chunk_of(chunks, 9 * B - 1)  # seeded regression value: block 9 completes the window

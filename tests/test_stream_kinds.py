@@ -174,6 +174,8 @@ def test_request_parsing_reads_the_unit_and_the_bound() -> None:
     assert ctx.requested and ctx.bound is None and ctx.units == ("buffalo",)
     assert RequestContext.parse("Write it twice.").bound == 2
     assert not RequestContext.parse("Summarise this file in three bullet points.").requested
+    assert not RequestContext.parse("Write 500 lines of code for the parser.").requested  # volume, not repetition
+    assert RequestContext.parse("Print 'hello' on 20 lines.").units == ("hello",)
     with pytest.raises(TypeError, match="context"):
         RequestContext.parse(42)  # type: ignore[arg-type]
 

@@ -1,7 +1,8 @@
 """The request's context: repetition the user asked for, and its bound.
 
 A user who asks for uniform output ("print OK 50 times", "repeat the word 'buffalo' 8 times",
-"write the line over and over") gets it: :class:`RequestContext` reads the request (the user's
+"write the line over and over") gets it -- a count alone ("write 500 lines of code") asks for
+volume, not repetition, and excuses nothing unless the request names the unit: :class:`RequestContext` reads the request (the user's
 last message) and excuses a fire whose repeated unit the request names -- or any repetition,
 when the request asks to repeat without naming what -- as long as the copies stay within the
 bound read from the request, with some slack (``ceil(bound * context_slack) + 2``). Without a
@@ -100,9 +101,9 @@ class RequestContext:
             word = word.removeprefix("a ")
             counts.append(int(word) if word.isdigit() else _WORDS.get(word, 0))
         counts += [_WORDS[m.group(1).lower()] for m in _TIMES_WORD.finditer(text)]
-        requested = bool(_REPEAT.search(text)) or bool(counts)
+        asks = bool(_REPEAT.search(text))
         units: list[str] = []
-        if requested:
+        if asks or counts:
             for m in _QUOTED.finditer(text):
                 unit = _norm(next(g for g in m.groups() if g is not None))
                 if unit:
@@ -111,8 +112,11 @@ class RequestContext:
                 unit = _norm(m.group(1))
                 if unit and unit not in units:
                     units.append(unit)
-        bound = max(counts) if counts else None
-        return cls(text=text, requested=requested, bound=bound, units=tuple(units))
+        # A count alone ("write 500 lines of code") asks for volume, not repetition: it excuses
+        # repetition only of what the request names ("print 'hello' on 20 lines").
+        requested = asks or bool(counts and units)
+        bound = max(counts) if counts and requested else None
+        return cls(text=text, requested=requested, bound=bound, units=tuple(units) if requested else ())
 
     def excuses(self, fire: Fire, chars: int, config: StreamGuardConfig) -> bool:
         """Whether this request excuses ``fire`` after ``chars`` characters of the stream.
@@ -126,7 +130,8 @@ class RequestContext:
         if not self.requested:
             return False
         unit = _norm(fire.unit)
-        if self.units and not any(u in unit or (unit and unit in u) for u in self.units):
+        padded = f" {unit} "
+        if self.units and not any(f" {u} " in padded or (unit and padded in f" {u} ") for u in self.units):
             return False
         if self.bound is None:
             return chars <= config.context_cap_chars

@@ -75,6 +75,8 @@ class GuardedStream(Generic[T]):
         Maps one upstream chunk to its ``(channel, text)`` pieces.
     on_fire
         ``"raise"`` (raise :class:`DegenerateOutput`) or ``"stop"`` (end the iteration).
+    context
+        The request the response answers (the user's last message), or None.
 
     Attributes
     ----------
@@ -84,9 +86,12 @@ class GuardedStream(Generic[T]):
         The channel that fired and the guard's :class:`~plateau.stream.GuardResult`.
     texts
         Text received so far per channel (up to and including the firing chunk).
+    steer_message
+        The last steer message the guard gave (the response keeps restating itself), or None:
+        for the harness to inject into the next turn; the stream itself goes on.
     """
 
-    def __init__(self, client: Any, source: Iterable[T], pieces: Any, on_fire: str = "raise") -> None:
+    def __init__(self, client: Any, source: Iterable[T], pieces: Any, on_fire: str = "raise", context: str | None = None) -> None:
         if on_fire not in ("raise", "stop"):
             raise InvalidArgument("on_fire", f"must be 'raise' or 'stop', got {on_fire!r}")
         self._client = client
@@ -97,6 +102,8 @@ class GuardedStream(Generic[T]):
         self.channel: str | None = None
         self.result: Any = None
         self.texts: dict[str, list[str]] = {}
+        self.steer_message: str | None = None
+        self.context = context
         self._iter: Iterator[T] | None = None
 
     def truncated_text(self, channel: str | None = None) -> str:
@@ -116,12 +123,14 @@ class GuardedStream(Generic[T]):
         return self._iter
 
     def _run(self) -> Iterator[T]:
-        session = self._client.guard_session()
+        session = self._client.guard_session(self.context) if self.context else self._client.guard_session()
         try:
             for chunk in self._source:
                 for channel, text in self._pieces(chunk):
                     self.texts.setdefault(channel, []).append(text)
                     result = session.feed(channel, text)
+                    if getattr(result, "steer", False) and result.message:
+                        self.steer_message = result.message
                     if result.fired:
                         self.fired, self.channel, self.result = True, channel, result
                         if self.on_fire == "raise":
@@ -132,11 +141,13 @@ class GuardedStream(Generic[T]):
             session.close()
 
 
-def guard_text_chunks(client: Any, chunks: Iterable[str], channel: str = "content", on_fire: str = "raise") -> GuardedStream[str]:
-    """Guard an iterator of text chunks of one channel."""
-    return GuardedStream(client, chunks, lambda c: [(channel, c)] if c else [], on_fire)
+def guard_text_chunks(
+    client: Any, chunks: Iterable[str], channel: str = "content", on_fire: str = "raise", context: str | None = None
+) -> GuardedStream[str]:
+    """Guard an iterator of text chunks of one channel (``context``: the request it answers)."""
+    return GuardedStream(client, chunks, lambda c: [(channel, c)] if c else [], on_fire, context)
 
 
-def guard_openai_chunks(client: Any, chunks: Iterable[Any], on_fire: str = "raise") -> GuardedStream[Any]:
-    """Guard an iterator of OpenAI-style chat-completion chunks (dicts or SDK objects)."""
-    return GuardedStream(client, chunks, openai_channels, on_fire)
+def guard_openai_chunks(client: Any, chunks: Iterable[Any], on_fire: str = "raise", context: str | None = None) -> GuardedStream[Any]:
+    """Guard an iterator of OpenAI-style chat-completion chunks (dicts or SDK objects; ``context``: the request)."""
+    return GuardedStream(client, chunks, openai_channels, on_fire, context)

@@ -334,7 +334,8 @@ def cmd_guard(args: argparse.Namespace) -> int:
             chars = 0
             fired_at = None
             result = None
-            for i, res in enumerate(client.guard_stream((channel, c) for c in case["input"])):
+            context = case.get("context") if isinstance(case.get("context"), str) else None
+            for i, res in enumerate(client.guard_stream(((channel, c) for c in case["input"]), context=context)):
                 chars += len(case["input"][i])
                 result = res
                 if args.jsonl:

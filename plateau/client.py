@@ -229,23 +229,25 @@ class Client:
         """Delete the run now and return its last state; ``RunNotFound`` for an unknown run."""
         return self._backend.delete_run(run_id)
 
-    def guard_stream(self, chunks: Iterable[str | tuple[str, str]]) -> Iterator[Any]:
+    def guard_stream(self, chunks: Iterable[str | tuple[str, str]], context: str | None = None) -> Iterator[Any]:
         """Guard one streamed response: yields a :class:`~plateau.stream.GuardResult` per chunk.
 
         Each item is a chunk of the ``content`` channel or a ``(channel, chunk)`` pair.
-        Stop reading the model as soon as a result has ``fired``.
+        ``context`` is the request the response answers (the user's last message): uniform
+        output it asks for does not fire within its bound. Stop reading the model as soon as a
+        result has ``fired``; a result with ``steer`` carries a ``message`` for the next turn.
         """
         pairs = ((c if isinstance(c, tuple) else ("content", c)) for c in chunks)
-        return self._backend.guard_stream(pairs)
+        return self._backend.guard_stream(pairs, context or "")
 
-    def guard_session(self) -> Any:
+    def guard_session(self, context: str | None = None) -> Any:
         """A guard for one streamed response, fed chunk by chunk as they arrive.
 
         Returns an object with ``feed(channel, chunk) -> GuardResult`` and ``close()``
-        (remote: one ``GuardStream`` call kept open between chunks). The adapters in
-        :mod:`plateau.adapters` build on it.
+        (remote: one ``GuardStream`` call kept open between chunks). ``context`` is the
+        request the response answers. The adapters in :mod:`plateau.adapters` build on it.
         """
-        return self._backend.guard_session()
+        return self._backend.guard_session(context or "")
 
     def close(self) -> None:
         """Release the connection (remote) or nothing (local)."""
@@ -288,17 +290,17 @@ class _Local:
     def delete_run(self, run_id: str) -> RunInfo:
         return self.engine.delete_run(run_id, tenant=self.tenant)  # type: ignore[no-any-return]
 
-    def guard_stream(self, pairs: Iterable[tuple[str, str]]) -> Iterator[Any]:
+    def guard_stream(self, pairs: Iterable[tuple[str, str]], context: str = "") -> Iterator[Any]:
         from plateau.guard import ChannelGuards
 
-        guards = ChannelGuards()
+        guards = ChannelGuards(context=context)
         for channel, chunk in pairs:
             yield guards.feed(channel, chunk)
 
-    def guard_session(self) -> Any:
+    def guard_session(self, context: str = "") -> Any:
         from plateau.guard import ChannelGuards
 
-        guards = ChannelGuards()
+        guards = ChannelGuards(context=context)
 
         class _Session:
             def feed(self, channel: str, chunk: str) -> Any:
@@ -410,11 +412,11 @@ class _Remote:
 
         return self._run_call(self._stub.DeleteRun, pb.DeleteRunRequest(run_id=run_id))
 
-    def guard_stream(self, pairs: Iterable[tuple[str, str]]) -> Iterator[Any]:
+    def guard_stream(self, pairs: Iterable[tuple[str, str]], context: str = "") -> Iterator[Any]:
         from plateau import convert
         from plateau.v1 import plateau_pb2 as pb
 
-        requests = (pb.GuardRequest(channel=ch, chunk=chunk) for ch, chunk in pairs)
+        requests = (pb.GuardRequest(channel=ch, chunk=chunk, context=context if i == 0 else "") for i, (ch, chunk) in enumerate(pairs))
         call = self._stub.GuardStream(requests, metadata=self._metadata)
         try:
             for msg in call:
@@ -424,8 +426,8 @@ class _Remote:
         finally:
             call.cancel()
 
-    def guard_session(self) -> Any:
-        return _RemoteGuardSession(self)
+    def guard_session(self, context: str = "") -> Any:
+        return _RemoteGuardSession(self, context)
 
     def close(self) -> None:
         self._channel.close()
@@ -436,13 +438,14 @@ class _RemoteGuardSession:
 
     _END = object()
 
-    def __init__(self, remote: _Remote) -> None:
+    def __init__(self, remote: _Remote, context: str = "") -> None:
         import queue
 
         from plateau.v1 import plateau_pb2 as pb
 
         self._pb = pb
         self._remote = remote
+        self._context = context
         self._requests: queue.Queue[Any] = queue.Queue()
         self._call = remote._stub.GuardStream(iter(self._requests.get, self._END), metadata=remote._metadata)
         self._responses = iter(self._call)
@@ -450,7 +453,8 @@ class _RemoteGuardSession:
     def feed(self, channel: str, chunk: str) -> Any:
         from plateau import convert
 
-        self._requests.put(self._pb.GuardRequest(channel=channel, chunk=chunk))
+        self._requests.put(self._pb.GuardRequest(channel=channel, chunk=chunk, context=self._context))
+        self._context = ""
         try:
             return convert.guard_result_from_pb(next(self._responses))[1]
         except self._remote._grpc.RpcError as exc:

@@ -190,7 +190,13 @@ def run_info_from_pb(msg: pb.RunInfo) -> RunInfo:
 def guard_result_to_pb(channel: str, result: Any) -> pb.GuardVerdict:
     """A :class:`~plateau.stream.GuardResult` of ``channel`` → ``plateau.v1.GuardVerdict``."""
     msg = pb.GuardVerdict(
-        channel=channel or "content", fired=result.fired, chars=result.chars, reason=result.reason or "", unit=result.unit or ""
+        channel=channel or "content",
+        fired=result.fired,
+        chars=result.chars,
+        reason=result.reason or "",
+        unit=result.unit or "",
+        steer=bool(getattr(result, "steer", False)),
+        message=getattr(result, "message", None) or "",
     )
     for name in ("period", "loop_start", "cut_offset", "fired_at_chunk"):
         value = getattr(result, name)
@@ -215,4 +221,6 @@ def guard_result_from_pb(msg: pb.GuardVerdict) -> tuple[str, Any]:
         loop_start=opt("loop_start"),
         cut_offset=opt("cut_offset"),
         fired_at_chunk=opt("fired_at_chunk"),
+        steer=msg.steer,
+        message=msg.message or None,
     )

@@ -191,15 +191,19 @@ def trace_steps_case(engine: Any, case: Mapping[str, Any]) -> CaseTrace:
     return CaseTrace(case_id=cid, case=case, verdicts=verdicts, score=score)
 
 
-def plateau_stream_fire(case: Mapping[str, Any], config: Any = None) -> int | None:
+def plateau_stream_fire(case: Mapping[str, Any], config: Any = None, embedder: Any = None) -> int | None:
     """Feed a stream case to Plateau's guard chunk by chunk; the chunk after which it first fired.
 
     Parameters
     ----------
     case
-        A ``level: "stream"`` case; ``stream_channel`` (default ``content``) picks the guard.
+        A ``level: "stream"`` case; ``stream_channel`` (default ``content``) picks the guard,
+        ``context`` (optional) is the request the response answers.
     config
         A :class:`~plateau.stream.StreamGuardConfig`, or ``None`` for the defaults.
+    embedder
+        An embedder for the guard's semantic layer, run synchronously (deterministic); ``None``
+        turns the layer off.
 
     Returns
     -------
@@ -208,7 +212,8 @@ def plateau_stream_fire(case: Mapping[str, Any], config: Any = None) -> int | No
     """
     from plateau.guard import ChannelGuards
 
-    guards = ChannelGuards(config)
+    context = case.get("context") if isinstance(case.get("context"), str) else None
+    guards = ChannelGuards(config, context=context, embedder=embedder, semantic_background=False)
     channel = str(case.get("stream_channel") or "content")
     for i, chunk in enumerate(case["input"]):
         if guards.feed(channel, chunk).fired:
@@ -313,9 +318,17 @@ def _evaluate(
                 if on_case is not None:
                     on_case(detector, str(case.get("id")))
     if "stream" in levels and stream_cases:
+        semantic = None
+        if detector == "plateau":
+            from plateau.errors import ModelUnavailable
+
+            try:  # the stream guard's semantic layer; its textual detectors need no model
+                semantic = embedder.get()
+            except ModelUnavailable:
+                semantic = None
         for case in stream_cases:
             if detector == "plateau":
-                fired = plateau_stream_fire(case, stream_config)
+                fired = plateau_stream_fire(case, stream_config, semantic)
             else:
                 fired = run_stream_detector(STREAM_BASELINES[detector](), case)
             stream_scores.append(score_stream_case(case, fired))

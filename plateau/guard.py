@@ -2,13 +2,17 @@
 
 :class:`ChannelGuards` keeps one :class:`~plateau.stream.StreamGuard` per channel
 (``content``, ``reasoning``, ``tool_args``), created on first use, and validates the channel
-name (``InvalidArgument`` naming ``channel``).
+name (``InvalidArgument`` naming ``channel``). The request the response answers (its
+*context*) is shared by every channel; it may be given up front or with the first chunk that
+carries it (as ``GuardStream`` does).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from plateau.errors import InvalidArgument
-from plateau.stream import GuardResult, StreamGuard, StreamGuardConfig
+from plateau.stream import GuardResult, RequestContext, StreamGuard, StreamGuardConfig
 
 __all__ = ["CHANNELS", "ChannelGuards"]
 
@@ -23,20 +27,50 @@ class ChannelGuards:
     ----------
     config
         Passed to every :class:`~plateau.stream.StreamGuard`; the default when None.
+    context
+        The request (the user's last message), or None.
+    embedder
+        An :class:`~plateau.embed.Embedder` for the semantic layer of the ``content`` and
+        ``reasoning`` guards, or None (off).
+    semantic_background
+        Embed on a background thread (default) or synchronously (deterministic).
     """
 
-    def __init__(self, config: StreamGuardConfig | None = None) -> None:
+    def __init__(
+        self,
+        config: StreamGuardConfig | None = None,
+        *,
+        context: str | None = None,
+        embedder: Any = None,
+        semantic_background: bool = True,
+    ) -> None:
         self.config = config
+        self.embedder = embedder
+        self.semantic_background = semantic_background
+        self.context = RequestContext.parse(context)
         self._guards: dict[str, StreamGuard] = {}
 
-    def feed(self, channel: str, chunk: str) -> GuardResult:
-        """Feed ``chunk`` to ``channel``'s guard (``""`` means ``content``) and return its result."""
+    def feed(self, channel: str, chunk: str, context: str = "") -> GuardResult:
+        """Feed ``chunk`` to ``channel``'s guard (``""`` means ``content``) and return its result.
+
+        A non-empty ``context`` that arrives before any context was set becomes the request of
+        every channel (later ones are ignored).
+        """
         channel = channel or "content"
         if channel not in CHANNELS:
             raise InvalidArgument("channel", f"must be one of {', '.join(CHANNELS)}; got {channel!r}")
         if not isinstance(chunk, str):
             raise InvalidArgument("chunk", "must be a string")
+        if context:
+            if not isinstance(context, str):
+                raise InvalidArgument("context", "must be a string")
+            if not self.context.text:
+                self.context = RequestContext.parse(context)
+                for other in self._guards.values():
+                    other.set_context(self.context)
         guard = self._guards.get(channel)
         if guard is None:
-            guard = self._guards[channel] = StreamGuard(channel, self.config)
+            guard = self._guards[channel] = StreamGuard(
+                channel, self.config, context=self.context, embedder=self.embedder, semantic_background=self.semantic_background
+            )
         return guard.feed(chunk)

@@ -450,7 +450,7 @@ class PlateauService:
             fields["tenant"] = self._tenant(context)
             await self._stream_slot()
             try:
-                guards = ChannelGuards()
+                guards = ChannelGuards(embedder=self.engine.embedder)  # the semantic layer steers on sentences
                 it = aiter(requests)
                 while True:
                     request = await self._next(it)
@@ -461,7 +461,7 @@ class PlateauService:
                     if len(chunk) > limit:
                         raise InvalidArgument("chunk", f"is {len(chunk)} characters long; the limit is {limit}; send smaller chunks")
                     # guarding is CPU work proportional to the chunk: never on the event loop
-                    result = await loop.run_in_executor(self._guard_pool, guards.feed, request.channel, chunk)
+                    result = await loop.run_in_executor(self._guard_pool, guards.feed, request.channel, chunk, request.context)
                     await self._write(context, convert.guard_result_to_pb(request.channel, result))
             finally:
                 self._stream_done()

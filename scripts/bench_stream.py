@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of the stream guard: microseconds per chunk against the stream's length.
+"""Benchmark of the stream guard: microseconds per chunk against the stream's length, and against hermes' line window.
 
 Two kinds of stream, each at total lengths of 10 KB, 100 KB and 1 MB, cut into chunks of 4-40
 characters (seeded; the size of real server-sent deltas):
@@ -13,6 +13,12 @@ characters (seeded; the size of real server-sent deltas):
     A paragraph of that text, then a sentence repeated verbatim for the rest of the stream:
     the guard fires after a few hundred characters and is fed on past the fire (a client that
     keeps sending).
+
+Each stream is fed, slice by slice, to a :class:`~plateau.stream.StreamGuard` and to the
+hermes-agent line-window guard ported in :class:`plateau.baselines.LineWindow` (the simplest
+guard in use), timed separately in the same run. The script prints the ratio of their costs per
+chunk on ``prose+code`` -- the common path, text that does not loop -- at every length; the
+target is at most 2.0.
 
 Every length gets the same total work (1 MB: 100 streams of 10 KB, 10 of 100 KB, one of
 1 MB), timed with the process CPU clock and fed in interleaved 10 KB slices (one slice of each
@@ -40,6 +46,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from plateau.baselines.line_window import LineWindow  # noqa: E402
 from plateau.stream import StreamGuard  # noqa: E402
 
 SIZES = (10_000, 100_000, 1_000_000)
@@ -148,6 +155,7 @@ class _Cell:
     size: int
     streams: list[list[str]]
     cpu: float = 0.0
+    cpu_line_window: float = 0.0
     chunks: int = 0
     fired: int = 0
 
@@ -184,6 +192,7 @@ def measure(kind: str, sizes: tuple[int, ...], budget: int, seed: int) -> list[d
                     acc = 0
         plans.append(plan)
     guards: list[dict[int, StreamGuard]] = [{} for _ in cells]
+    windows: list[dict[int, LineWindow]] = [{} for _ in cells]
     for step in range(max(len(p) for p in plans)):
         for c, cell in enumerate(cells):
             if step >= len(plans[c]):
@@ -192,16 +201,25 @@ def measure(kind: str, sizes: tuple[int, ...], budget: int, seed: int) -> list[d
             guard = guards[c].get(j)
             if guard is None:
                 guard = guards[c][j] = StreamGuard("content")
-            feed = guard.feed
+            window = windows[c].get(j)
+            if window is None:
+                window = windows[c][j] = LineWindow()
             pieces = cell.streams[j][lo:hi]
+            feed = guard.feed
             t0 = time.process_time()
             for piece in pieces:
                 feed(piece)
             cell.cpu += time.process_time() - t0
+            wfeed = window.feed
+            t0 = time.process_time()
+            for piece in pieces:
+                wfeed(piece)
+            cell.cpu_line_window += time.process_time() - t0
             cell.chunks += len(pieces)
             if hi == len(cell.streams[j]):
                 cell.fired += guard.fired
                 del guards[c][j]
+                del windows[c][j]
     return [
         {
             "kind": kind,
@@ -211,6 +229,8 @@ def measure(kind: str, sizes: tuple[int, ...], budget: int, seed: int) -> list[d
             "fired_streams": cell.fired,
             "us_per_chunk": cell.cpu / cell.chunks * 1e6,
             "us_per_char": cell.cpu / (len(cell.streams) * cell.size) * 1e6,
+            "line_window_us_per_chunk": cell.cpu_line_window / cell.chunks * 1e6,
+            "ratio_vs_line_window": cell.cpu / max(cell.cpu_line_window, 1e-9),
         }
         for cell in cells
     ]
@@ -229,7 +249,10 @@ def main(argv: list[str] | None = None) -> int:
     for kind in ("prose+code", "degenerate"):
         cost = {r["chars"]: float(r["us_per_chunk"]) for r in rows if r["kind"] == kind}
         ratios[kind] = cost[sizes[-1]] / cost[sizes[0]]
+    common = [float(r["ratio_vs_line_window"]) for r in rows if r["kind"] == "prose+code"]
     result = {
+        "ratio_vs_line_window": max(common),
+        "ratio_vs_line_window_ok": max(common) <= 2.0,
         "chunk_chars": [4, 40],
         "budget_chars_per_cell": budget,
         "rows": rows,
@@ -239,15 +262,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
-    print(f"{'kind':<12} {'chars':>9} {'streams':>7} {'chunks':>8} {'fired':>5} {'us/chunk':>9} {'us/char':>8}")
+    print(
+        f"{'kind':<12} {'chars':>9} {'streams':>7} {'chunks':>8} {'fired':>5} {'us/chunk':>9} {'us/char':>8}"
+        f" {'line-window us/chunk':>20} {'ratio':>6}"
+    )
     for r in rows:
         print(
             f"{r['kind']:<12} {r['chars']:>9,} {r['streams']:>7} {r['chunks']:>8,} {r['fired_streams']:>5}"
-            f" {r['us_per_chunk']:>9.2f} {r['us_per_char']:>8.3f}"
+            f" {r['us_per_chunk']:>9.2f} {r['us_per_char']:>8.3f} {r['line_window_us_per_chunk']:>20.2f}"
+            f" {r['ratio_vs_line_window']:>6.2f}"
         )
     for kind, ratio in ratios.items():
         print(f"ratio {kind}: cost per chunk at {sizes[-1]:,} / {sizes[0]:,} chars = {ratio:.2f}")
     print("incremental (ratio <= 1.5):", "yes" if result["incremental_ok"] else "NO")
+    print(
+        f"ratio vs line-window (prose+code, worst length): {result['ratio_vs_line_window']:.2f}"
+        f" (target <= 2.0: {'yes' if result['ratio_vs_line_window_ok'] else 'NO'})"
+    )
     return 0
 
 

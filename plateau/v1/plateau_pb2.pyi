@@ -160,15 +160,17 @@ class RunInfo(_message.Message):
     def __init__(self, run_id: _Optional[str] = ..., state: _Optional[_Union[BreakerState, str]] = ..., steps: _Optional[int] = ..., steers: _Optional[int] = ..., ended: _Optional[bool] = ..., context: _Optional[str] = ..., last_verdict: _Optional[_Union[Verdict, _Mapping]] = ..., baseline_center: _Optional[float] = ..., baseline_scale: _Optional[float] = ...) -> None: ...
 
 class GuardRequest(_message.Message):
-    __slots__ = ("channel", "chunk")
+    __slots__ = ("channel", "chunk", "context")
     CHANNEL_FIELD_NUMBER: _ClassVar[int]
     CHUNK_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
     channel: str
     chunk: str
-    def __init__(self, channel: _Optional[str] = ..., chunk: _Optional[str] = ...) -> None: ...
+    context: str
+    def __init__(self, channel: _Optional[str] = ..., chunk: _Optional[str] = ..., context: _Optional[str] = ...) -> None: ...
 
 class GuardVerdict(_message.Message):
-    __slots__ = ("channel", "fired", "chars", "reason", "unit", "period", "loop_start", "cut_offset", "fired_at_chunk")
+    __slots__ = ("channel", "fired", "chars", "reason", "unit", "period", "loop_start", "cut_offset", "fired_at_chunk", "steer", "message")
     CHANNEL_FIELD_NUMBER: _ClassVar[int]
     FIRED_FIELD_NUMBER: _ClassVar[int]
     CHARS_FIELD_NUMBER: _ClassVar[int]
@@ -178,6 +180,8 @@ class GuardVerdict(_message.Message):
     LOOP_START_FIELD_NUMBER: _ClassVar[int]
     CUT_OFFSET_FIELD_NUMBER: _ClassVar[int]
     FIRED_AT_CHUNK_FIELD_NUMBER: _ClassVar[int]
+    STEER_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
     channel: str
     fired: bool
     chars: int
@@ -187,4 +191,6 @@ class GuardVerdict(_message.Message):
     loop_start: int
     cut_offset: int
     fired_at_chunk: int
-    def __init__(self, channel: _Optional[str] = ..., fired: _Optional[bool] = ..., chars: _Optional[int] = ..., reason: _Optional[str] = ..., unit: _Optional[str] = ..., period: _Optional[int] = ..., loop_start: _Optional[int] = ..., cut_offset: _Optional[int] = ..., fired_at_chunk: _Optional[int] = ...) -> None: ...
+    steer: bool
+    message: str
+    def __init__(self, channel: _Optional[str] = ..., fired: _Optional[bool] = ..., chars: _Optional[int] = ..., reason: _Optional[str] = ..., unit: _Optional[str] = ..., period: _Optional[int] = ..., loop_start: _Optional[int] = ..., cut_offset: _Optional[int] = ..., fired_at_chunk: _Optional[int] = ..., steer: _Optional[bool] = ..., message: _Optional[str] = ...) -> None: ...

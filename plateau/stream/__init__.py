@@ -1,0 +1,47 @@
+"""The stream guard: incremental detectors of degenerate output in one streamed channel.
+
+A :class:`StreamGuard` watches one channel of one streamed LLM response (``content``,
+``reasoning`` or ``tool_args``). It is fed the chunks exactly as they arrive -- server-sent
+deltas split words, lines and units anywhere -- and answers after every chunk with a
+:class:`GuardResult`: has the stream degenerated into a loop, and if so, what repeats, where the
+loop began and where to cut so that one copy of the repeated unit is kept (:func:`truncate`);
+or, short of that, should the model be steered (``steer`` and ``message``).
+
+One detector per module, composed by :mod:`plateau.stream.guard`:
+
+=============================  ===============================================================
+``stream.period`` / ``.run``    :mod:`~plateau.stream.period` -- exact repetition, any period
+``stream.self_dialogue``        :mod:`~plateau.stream.dialogue` -- chat-template turns for both sides
+``stream.stutter``              :mod:`~plateau.stream.stutter` -- doubled words, ``thethethe``
+``stream.line_dominance``       :mod:`~plateau.stream.lines` -- a few lines fill the window
+``stream.drift``                :mod:`~plateau.stream.drift` -- copies whose words or counters drift
+``stream.low_novelty``          :mod:`~plateau.stream.novelty` -- recycled word n-grams
+``stream.semantic_loop``        :mod:`~plateau.stream.semantic` -- recurrence of meaning (steers;
+                                fires only with the wording's corroboration)
+=============================  ===============================================================
+
+:mod:`~plateau.stream.context` reads the request: requested uniform output does not fire
+within the bound it states.
+
+Cost and memory
+---------------
+The chunk path appends the chunk to a pending block and returns a result; every
+``config.block`` characters (64) one block is analysed with C-level passes (slices,
+``str.rfind``, ``findall``, ``Counter.update``), never a Python loop per character. Memory is
+bounded whatever the stream's length: the tail holds about ``2 * max_period + 4096``
+characters, the normalised word text of the drift detector ``(drift_copies + 1) * max_period``,
+the line window ``line_window`` lines, the n-gram multiset ``novelty_lookback`` n-grams (plus
+one block), the dialogue detector 64 turns, the semantic layer 64 sentences and 4 batches. After
+a fire the buffers are released and :meth:`StreamGuard.feed` only counts characters.
+``scripts/bench_stream.py`` measures the cost per chunk against hermes-agent's line-window
+guard (:class:`plateau.baselines.LineWindow`) in the same run.
+"""
+
+from __future__ import annotations
+
+from plateau.stream.config import StreamGuardConfig
+from plateau.stream.context import RequestContext
+from plateau.stream.guard import StreamGuard
+from plateau.stream.result import CHANNELS, DEFAULT_MARKER, GuardResult, truncate
+
+__all__ = ["CHANNELS", "DEFAULT_MARKER", "GuardResult", "RequestContext", "StreamGuard", "StreamGuardConfig", "truncate"]

@@ -1,0 +1,288 @@
+"""Hyper-parameters of the stream guard (:class:`StreamGuardConfig`), validated on construction."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+__all__ = ["StreamGuardConfig"]
+
+
+@dataclass(frozen=True)
+class StreamGuardConfig:
+    """Hyper-parameters of :class:`StreamGuard`.
+
+    Every field is validated in ``__post_init__``; a bad value raises :class:`ValueError`
+    whose message starts with the parameter's name. Lengths are in characters (Python ``str``
+    code points), counts are plain integers.
+
+    Parameters
+    ----------
+    min_chars
+        Characters the stream must hold before any detector may fire (int, 1..1,000,000;
+        default 64). Every detector has its own, larger length requirement; this is the global
+        floor ("no verdict on less than a sentence").
+    max_period
+        Longest period looked for, in characters (int, 1..65,536; default 4096: a ~300-char
+        reasoning paragraph, two alternating 1.5 KB paragraphs, a 120-line function written
+        out again). Sets the tail buffer to about ``2 * max_period`` characters.
+    kgram
+        Length of the anchor -- the last characters of a block -- whose earlier occurrences
+        propose candidate periods (int, 2..64, at most ``max_period``; default 16). Shorter
+        proposes more spurious periods in prose (each rejected by one slice comparison);
+        periods shorter than ``kgram`` are found all the same (the anchor recurs at distance
+        ``p``).
+    block
+        Characters between two analyses (int, 16..4096; default 64). The text is analysed in
+        blocks aligned on multiples of ``block`` from the start of the stream, whatever the
+        chunking, so the verdict and its offsets never depend on how the stream was cut; a fire
+        is reported on the chunk that completes the block in which the evidence was complete
+        (at most ``block - 1`` characters after the character that completed it). Larger is
+        cheaper per character and later.
+    span_floor
+        Minimum span, in characters, a repetition must cover before it fires (int, 8..10^9;
+        default 128). What legitimate text holds of a short unit with letters: "hahaha",
+        "very very", "na na na", a doubled word, a 3-4 word phrase said twice -- all well
+        under 64 characters; 128 is twice that. A 2-6 character token loop (``nynyny``,
+        ``the the``, ``ambiguambigu``) covers 128 characters after 21-64 copies. Only units
+        shorter than about 11 characters reach this floor; longer ones need more copies anyway.
+    structural_span_floor
+        Minimum span, in characters, for a unit of period 1 or a unit without a word (see
+        ``max_copies``): dividers, table rules and borders, box sides, padding, whitespace,
+        digits (int, 8..10^9, at least ``span_floor``; default 256). Legitimate text holds
+        58-120 character box-drawing or ``----`` dividers, markdown table rules, 64-digit
+        hex or binary literals, base64 ``==`` padding; 256 is twice the widest common divider.
+    min_copies
+        Fewest copies of any unit (int, 2..64; default 3). Two verbatim copies in a row are
+        legitimate (a doubled refrain, code shown twice); three copies of a 100-character
+        sentence pair or of a function body are a loop.
+    max_copies
+        Copies a unit with at most one word needs -- a word is a token with at least two
+        letters, so numbers, punctuation and box-drawing do not count (int,
+        ``min_copies``..1000; default 12). A diagram may repeat an empty box side a handful
+        of times, a matrix a zero row a few times; a dozen identical lines in a row is a stuck
+        stream (Qwen3-VL issue #1611 repeats one box side until the output cap).
+    copies_word_budget
+        Words the copies must hold together (int, 1..10,000; default 48).
+    copies_char_budget
+        Characters the copies must hold together (int, 1..1,000,000; default 280). A unit of
+        *w* >= 2 words and *p* characters needs ``clamp(min(ceil(copies_word_budget / w),
+        ceil(copies_char_budget / p)), min_copies, max_copies)`` copies: the copies must hold
+        about 48 words or 280 characters, and at least three copies. A 95-character sentence
+        pair needs 3 copies, a two-line 59-character refrain of 10 words 5 (a refrain sung four
+        times in a row stays quiet), a 45-character code line of 5 words 7 (a test pressing the
+        same key five times stays quiet). 280 characters are three copies of a two-sentence
+        unit, the point where a summary repeated verbatim is unmistakably a chant.
+    line_window
+        Non-trivial lines in the line-dominance window (int, 4..4096; default 32).
+    line_min_words
+        Words (tokens with at least two letters) a line needs to count for line dominance
+        (int, 1..100; default 4). Shorter lines (``}``, ``console.log();``, ``metadata:``,
+        ``| | |``, rows of numbers) repeat legitimately.
+    line_max_distinct
+        Line dominance fires when the full window holds at most this many distinct lines (int,
+        1..``line_window - 1``; default 8, one quarter of the window). Real code and
+        documentation stay above a quarter distinct except for about 0.1 % of files
+        (generated data).
+    novelty_ngram
+        Words per n-gram of the novelty detector (int, 1..16; default 4). Long enough that a
+        varying counter or value breaks the n-grams that hold it (JSON arrays, asserts), short
+        enough that slot-filled templates still recycle.
+    novelty_lookback
+        n-grams remembered for the recycling test (int, 2..100,000; default 1000, about 5 KB of
+        prose).
+    novelty_window
+        n-grams over which the fresh fraction is measured (int, 10..``novelty_lookback``;
+        default 200, about 1 KB of prose). The low novelty must hold over a whole window, not a
+        sentence.
+    novelty_min_repeats
+        Earlier occurrences within the lookback that make an n-gram recycled (int, 1..100;
+        default 2).
+    novelty_max_fresh
+        The novelty detector fires when the fresh fraction over the window is at most this
+        (float in [0, 1); default 0.15). Healthy prose runs at 0.9-1.0; the templated
+        reasoning loop of the benchmark falls below 0.15 after about 3 KB and to 0.02 later.
+    novelty_min_prose
+        The novelty detector judges only windows in which at least this fraction of the
+        n-grams end on a prose word -- a word of letters preceded by whitespace with at most a
+        little sentence punctuation (float in [0, 1]; default 0.8). Code, markup and numeric
+        data recycle their tokens legitimately (in about 2 % of real source files the recycled
+        fraction reaches 0.85, against 0.14 % of prose-like windows); their loops are left to
+        the exact-period and line detectors.
+    drift_min_words
+        Words (tokens with at least two letters) each copy of a *drifting* unit must hold (int,
+        2..1000; default 8). The drift detector compares copies after collapsing whitespace,
+        case and digit runs, and tolerates a changed or duplicated word; units this wordy are
+        sentences, not table rows, log lines or enum members.
+    drift_copies
+        Consecutive near-identical copies that make a drifting loop (int, 3..64; default 4):
+        one more than an exact loop needs, because the copies are only alike.
+    drift_similarity
+        Least Jaccard similarity of the word sets of two consecutive copies (float in (0, 1];
+        default 0.75). A changed word in a 12-word sentence gives 0.85; two sentences of a
+        paragraph on the same subject stay under 0.4.
+    stutter_blocks
+        Consecutive blocks that must stutter -- a third of their tokens repeat the token before
+        them, or their longest token is a shorter token repeated ("thethethe",
+        "HelloHelloHello") -- for ``stream.stutter`` (int, 2..64; default 4, 256 characters).
+        Prose doubles a word in well under 1 % of its words ("that that", "had had"); a laugh
+        ("ha ha ha ha") fills one block, not four.
+    digit_run_floor
+        Characters a run of one repeated digit or letter must cover (int, 8..10^9; default
+        128): a stream of zeros. Shorter runs are literals (a 64-bit mask, a 64-digit hash).
+    dialogue_turns
+        Turns of an impersonated chat template -- a role marker such as ``<|im_start|>user``,
+        ``[INST]`` or ``<start_of_turn>user`` inside the model's own output -- that fire when
+        every turn of the same role is alike (int, 2..64; default 3).
+    dialogue_max_turns
+        Role-marked turns that fire whatever they say (int, ``dialogue_turns``..1000; default
+        8): a response that keeps writing both sides of a conversation.
+    semantic_similarity
+        Cosine similarity above which a completed sentence *lands near* an earlier sentence of
+        the same response (float in (0, 1]; default 0.8). Paraphrases of MiniLM score about
+        0.7-0.9, same-topic different statements 0.3-0.6.
+    semantic_window
+        Most recent completed sentences over which recurrence is measured (int, 4..256;
+        default 8).
+    semantic_fraction
+        The semantic layer steers when at least this fraction of the window's sentences land
+        near an earlier one (float in (0, 1]; default 0.75).
+    corroboration_fresh
+        The semantic layer may fire only when the textual novelty over the word window is
+        this low (fresh fraction of word n-grams, float in (0, 1]; default 0.4: most of the
+        wording recycled): the sentences recur in meaning *and* in wording. Alone, meaning only
+        steers.
+    context_slack
+        A bound read from the request ("50 times") excuses up to ``ceil(bound *
+        context_slack) + 2`` copies of the requested unit (float >= 1; default 2: twice what
+        was asked is clearly more than asked).
+    context_cap_chars
+        Characters of repetition a request without a number ("repeat it over and over")
+        excuses (int, 64..10^9; default 20,000).
+
+    Raises
+    ------
+    ValueError
+        When a parameter is out of range or of the wrong type; the message names it.
+
+    Examples
+    --------
+    >>> StreamGuardConfig(span_floor=200).span_floor
+    200
+    >>> StreamGuardConfig(kgram=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: kgram must be an integer in [2, 64], got 1
+    """
+
+    min_chars: int = 64
+    max_period: int = 4096
+    kgram: int = 16
+    block: int = 64
+    span_floor: int = 128
+    structural_span_floor: int = 256
+    min_copies: int = 3
+    max_copies: int = 12
+    copies_word_budget: int = 48
+    copies_char_budget: int = 280
+    line_window: int = 32
+    line_min_words: int = 4
+    line_max_distinct: int = 8
+    novelty_ngram: int = 4
+    novelty_lookback: int = 1000
+    novelty_window: int = 200
+    novelty_min_repeats: int = 2
+    novelty_max_fresh: float = 0.15
+    novelty_min_prose: float = 0.8
+    drift_min_words: int = 8
+    drift_copies: int = 4
+    drift_similarity: float = 0.75
+    stutter_blocks: int = 4
+    digit_run_floor: int = 128
+    dialogue_turns: int = 3
+    dialogue_max_turns: int = 8
+    semantic_similarity: float = 0.8
+    semantic_window: int = 8
+    semantic_fraction: float = 0.75
+    corroboration_fresh: float = 0.4
+    context_slack: float = 2.0
+    context_cap_chars: int = 20_000
+
+    def __post_init__(self) -> None:
+        ranges: dict[str, tuple[int, int]] = {
+            "min_chars": (1, 1_000_000),
+            "max_period": (1, 65_536),
+            "kgram": (2, 64),
+            "span_floor": (8, 1_000_000_000),
+            "structural_span_floor": (8, 1_000_000_000),
+            "min_copies": (2, 64),
+            "max_copies": (2, 1000),
+            "copies_word_budget": (1, 10_000),
+            "copies_char_budget": (1, 1_000_000),
+            "line_window": (4, 4096),
+            "line_min_words": (1, 100),
+            "line_max_distinct": (1, 4095),
+            "novelty_ngram": (1, 16),
+            "novelty_lookback": (2, 100_000),
+            "novelty_window": (10, 100_000),
+            "novelty_min_repeats": (1, 100),
+            "block": (16, 4096),
+            "drift_min_words": (2, 1000),
+            "drift_copies": (3, 64),
+            "stutter_blocks": (2, 64),
+            "digit_run_floor": (8, 1_000_000_000),
+            "dialogue_turns": (2, 64),
+            "dialogue_max_turns": (2, 1000),
+            "semantic_window": (4, 256),
+            "context_cap_chars": (64, 1_000_000_000),
+        }
+        for name, (low, high) in ranges.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
+        fresh = self.novelty_max_fresh
+        if isinstance(fresh, bool) or not isinstance(fresh, (int, float)) or not 0.0 <= fresh < 1.0:
+            raise ValueError(f"novelty_max_fresh must be a number in [0, 1), got {fresh!r}")
+        prose = self.novelty_min_prose
+        if isinstance(prose, bool) or not isinstance(prose, (int, float)) or not 0.0 <= prose <= 1.0:
+            raise ValueError(f"novelty_min_prose must be a number in [0, 1], got {prose!r}")
+        for name in ("drift_similarity", "semantic_similarity", "semantic_fraction", "corroboration_fresh"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value <= 1.0:
+                raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
+        slack = self.context_slack
+        if isinstance(slack, bool) or not isinstance(slack, (int, float)) or not 1.0 <= slack <= 1000.0:
+            raise ValueError(f"context_slack must be a number in [1, 1000], got {slack!r}")
+        pairs = (
+            ("kgram", self.kgram <= self.max_period, "at most max_period"),
+            ("structural_span_floor", self.structural_span_floor >= self.span_floor, "at least span_floor"),
+            ("max_copies", self.max_copies >= self.min_copies, "at least min_copies"),
+            ("line_max_distinct", self.line_max_distinct < self.line_window, "less than line_window"),
+            ("novelty_window", self.novelty_window <= self.novelty_lookback, "at most novelty_lookback"),
+            ("dialogue_max_turns", self.dialogue_max_turns >= self.dialogue_turns, "at least dialogue_turns"),
+        )
+        for name, ok, what in pairs:
+            if not ok:
+                raise ValueError(f"{name} must be {what}, got {getattr(self, name)!r}")
+
+    def copies_required(self, period: int, words: int) -> int:
+        """Copies a unit of ``period`` characters and ``words`` words must reach.
+
+        ``max_copies`` for a unit with at most one word; otherwise ``clamp(min(ceil(
+        copies_word_budget / words), ceil(copies_char_budget / period)), min_copies,
+        max_copies)``.
+        """
+        if words <= 1:
+            return self.max_copies
+        need = min(math.ceil(self.copies_word_budget / words), math.ceil(self.copies_char_budget / max(period, 1)))
+        return min(self.max_copies, max(self.min_copies, need))
+
+    def span_required(self, period: int, words: int) -> int:
+        """Characters a repetition of a ``period``-character unit of ``words`` words must cover.
+
+        ``max(floor, copies_required(period, words) * period)`` where the floor is
+        ``structural_span_floor`` for a period of 1 or a unit without a word, else
+        ``span_floor``.
+        """
+        floor = self.structural_span_floor if (period == 1 or words == 0) else self.span_floor
+        return max(floor, self.copies_required(period, words) * period)

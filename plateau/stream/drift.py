@@ -1,0 +1,197 @@
+"""``stream.drift``: near-identical copies whose words, counters or spacing drift.
+
+A model that loops rarely repeats itself byte for byte: a counter advances (``Step 12``,
+``Step 13``), a space or a line break moves, a word is swapped or a token is doubled. The
+detector compares copies after *normalising* the stream: its whitespace-separated tokens
+(lower-cased, so spacing vanishes), compared with every run of digits read as ``0`` (so
+counters vanish).
+A dict maps the token n-grams of every block in which most n-grams recur to where they last
+began (a loop's second copy is registered, its third finds the second). When three fifths of a block's n-grams recur (the novelty
+detector counts them) and a third of them at one distance, that most common distance *q* (in tokens) is the candidate period, and the last
+slices of *q* tokens are the copies. Copies equal as token lists -- only spacing or case drift, as in a ``"let me ("`` chant with
+wandering spaces -- fire under the exact rule (the copies that cover ``span_required`` characters, as
+``stream.period``). Otherwise it fires when the last ``max(drift_copies,
+copies_required + 1)`` copies -- one more than an
+exact repetition of such a unit needs, so that a refrain sung as often as the period detector
+allows stays quiet --
+
+- each hold at least ``drift_min_words`` words (a sentence, not a table row or a log line)
+  and are prose: 80 % of their tokens plain words (a linter report or a log line that differs
+  only by its numbers is not: ``Lib/token.py:81:5: Q000 ...``),
+- are alike: the word sets of consecutive copies have a Jaccard similarity of at least
+  ``drift_similarity``,
+- and do not enumerate: fewer than 5 % of their words appear in one copy only. A generated list
+  ("Returns the `name` field.", "Returns the `email` field.") brings a new word in every copy;
+  a loop swaps words back and forth, or not at all.
+
+The cost per block is one ``zip`` and one ``map(dict.get)`` over the block's n-grams and one
+``dict.update``; the comparison of copies (Python sets) runs only when most n-grams recur.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from itertools import repeat
+
+from plateau.stream.block import Block
+from plateau.stream.config import StreamGuardConfig
+from plateau.stream.result import Fire
+
+__all__ = ["DriftDetector"]
+
+_DIGITS = re.compile(r"\d+")
+_PLAIN = re.compile(r"[^\W\d_]+[.,;:!?'\")]*$")
+_MIN_PLAIN = 0.8  # share of a copy's tokens that must be plain words (prose, not a log or a report line)
+_SENTENCE = re.compile(r"(?:[.!?]\s+|\n+)(?=\S)")
+_LETTERS2 = re.compile(r"[^\W\d_].*[^\W\d_]")
+_MAX_ENUM_SHARE = 0.05  # words seen in one copy only, over all words of the copies
+
+
+class DriftDetector:
+    """Near-periodic copies on the normalised token stream.
+
+    Parameters
+    ----------
+    config
+        The guard's hyper-parameters (``max_period``, ``drift_*``, ``min_chars``).
+
+    Examples
+    --------
+    >>> from plateau.stream import StreamGuard
+    >>> steps = [f"Step {i}: I will open the config file again and check whether the port value is set correctly. " for i in range(1, 30)]
+    >>> guard = StreamGuard()
+    >>> res = [guard.feed(c) for c in ["Let me look at the setup first. "] + steps]
+    >>> res[-1].reason
+    'stream.drift'
+    """
+
+    def __init__(self, config: StreamGuardConfig) -> None:
+        self.config = config
+        self._keep = (config.drift_copies + 1) * max(8, config.max_period // 4)
+        self._reset()
+
+    def _reset(self) -> None:
+        self._last: dict[tuple[str, ...], int] = {}  # token n-gram -> index of its last start (current generation)
+        self._older: dict[tuple[str, ...], int] = {}  # the previous generation
+        self._toks: list[str] = []  # the last tokens
+
+    def reset(self) -> None:
+        """Forget the stream."""
+        self._reset()
+
+    @property
+    def size(self) -> int:
+        """Tokens and n-grams remembered."""
+        return len(self._toks) + len(self._last) + len(self._older)
+
+    def update(self, b: Block) -> Fire | None:
+        """Add the block's tokens; judge the copies when most of its n-grams recur."""
+        toks = b.tokens
+        if not toks:
+            return None
+        kept = self._toks
+        kept += toks
+        grams = b.grams
+        if not grams:
+            return None
+        last = self._last
+        idx0 = b.gram_first
+        if 5 * b.seen < 3 * len(grams):  # fewer than 60 % recur: no loop here
+            if len(kept) > self._keep + 1024:
+                del kept[: len(kept) - self._keep]
+            return None
+        old = self._older
+        prevs = [p if p is not None else q for p, q in zip(map(last.get, grams), map(old.get, grams, repeat(-1)), strict=True)]
+        local: dict[tuple[str, ...], int] = {}
+        for j, g in enumerate(grams):  # an n-gram met earlier in this block: the nearer occurrence wins
+            k = local.get(g)
+            if k is not None:
+                prevs[j] = idx0 + k
+            local[g] = j
+        last.update(zip(grams, range(idx0, idx0 + len(grams)), strict=True))
+        if len(last) > self._keep:
+            self._older = last
+            self._last = {}
+        if len(kept) > self._keep + 1024:
+            del kept[: len(kept) - self._keep]
+        if 5 * prevs.count(-1) > 2 * len(prevs):
+            return None
+        dist: dict[int, int] = {}
+        for i, pv in enumerate(prevs):
+            if pv >= 0:
+                q = idx0 + i - pv
+                dist[q] = dist.get(q, 0) + 1
+        q, agree = max(dist.items(), key=lambda kv: (kv[1], kv[0]))
+        if 3 * agree < len(prevs):
+            return None
+        cfg = self.config
+        end = len(kept)
+        if q < 2 or q * cfg.min_copies > end:
+            return None
+        unit = kept[end - q :]
+        chars = sum(map(len, unit)) + q
+        words = sum(1 for w in unit if _LETTERS2.search(w))
+        exact = -(-cfg.span_required(chars, words) // chars)  # the copies the exact rule needs
+        # Copies equal as token lists (only spacing and case drift): the exact rule.
+        if q * exact <= end:
+            same = {" ".join(kept[end - (i + 1) * q : end - i * q]) for i in range(exact)}
+            if len(same) == 1 and b.end >= cfg.min_chars:
+                return self._fire(b, [kept[end - (i + 1) * q : end - i * q] for i in range(exact)][::-1])
+        # Copies that differ by words: one copy more than an exact repetition needs.
+        need = max(cfg.drift_copies, exact + 1)
+        if q < 3 or q * need > end:
+            return None
+        copies = [kept[end - (i + 1) * q : end - i * q] for i in range(need)][::-1]
+        return self._judge(b, copies)
+
+    def _judge(self, b: Block, copies: list[list[str]]) -> Fire | None:
+        cfg = self.config
+        copies = [_DIGITS.sub("0", " ".join(c)).split() for c in copies]
+        sets = [set(c) for c in copies]
+        for x, y in zip(sets, sets[1:], strict=False):
+            if len(x & y) < cfg.drift_similarity * len(x | y):
+                return None
+        total = 0
+        for c in copies:
+            words = sum(1 for w in c if _LETTERS2.search(w))
+            if words < cfg.drift_min_words or sum(1 for w in c if _PLAIN.match(w)) < _MIN_PLAIN * len(c):
+                return None
+            total += words
+        seen = Counter(w for st in sets for w in st)
+        singles = sum(1 for w, c in seen.items() if c == 1 and _LETTERS2.search(w))
+        if singles >= _MAX_ENUM_SHARE * total:
+            return None
+        if b.end < cfg.min_chars:
+            return None
+        return self._fire(b, copies)
+
+    def _fire(self, b: Block, copies: list[list[str]]) -> Fire:
+        """Locate the copies in the original text by their leading tokens."""
+        s = b.s
+        head = copies[-1][:5]
+        parts = [re.escape(w).replace("0", r"\d+") for w in head]
+        pattern = re.compile(r"(?<!\S)" + r"\s+".join(parts) + r"(?!\S)", re.IGNORECASE)
+        starts = [m.start() for m in pattern.finditer(s)]
+        if len(starts) >= 2:
+            first = starts[-len(copies)] if len(starts) >= len(copies) else starts[0]
+            later = [x for x in starts if x > first]
+            cut = later[0] if later else len(s)
+        else:
+            first = starts[0] if starts else max(0, len(s) - 1)
+            cut = len(s)
+        # Rotate the copy to start at a sentence or line start, when it holds one.
+        m = _SENTENCE.search(s, first, cut)
+        if m is not None and cut + (m.end() - first) <= len(s):
+            shift = m.end() - first
+            first += shift
+            cut += shift
+        return Fire(
+            at=b.end - 1,
+            reason="stream.drift",
+            unit=s[first:cut],
+            period=None,
+            loop_start=b.s0 + first,
+            cut_offset=b.s0 + cut,
+            copies=len(copies),
+        )

@@ -1,0 +1,327 @@
+"""The stream guard: the detectors of this package composed over one streamed channel.
+
+:class:`StreamGuard` buffers the chunks of one channel into blocks of ``config.block``
+characters aligned on the stream's start, and runs every detector over each completed block
+(:mod:`~plateau.stream.novelty` first -- the period and drift detectors read what it counted --
+then :mod:`~plateau.stream.period`, :mod:`~plateau.stream.dialogue`,
+:mod:`~plateau.stream.stutter`, :mod:`~plateau.stream.lines` and
+:mod:`~plateau.stream.drift`). The earliest fire of a block wins, unless the request
+(:class:`~plateau.stream.context.RequestContext`) excuses it. With an embedder, the completed
+sentences also feed :class:`~plateau.stream.semantic.SemanticRecurrence`, which steers alone and
+fires only with textual corroboration.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plateau.stream.block import Block, Splitter, Tail
+from plateau.stream.config import StreamGuardConfig
+from plateau.stream.context import RequestContext
+from plateau.stream.dialogue import DialogueDetector
+from plateau.stream.drift import DriftDetector
+from plateau.stream.lines import LineDetector
+from plateau.stream.novelty import NoveltyDetector
+from plateau.stream.period import PeriodDetector
+from plateau.stream.result import CHANNELS, Fire, GuardResult
+from plateau.stream.semantic import SemanticRecurrence
+from plateau.stream.stutter import StutterDetector
+
+__all__ = ["StreamGuard"]
+
+_new = object.__new__
+_TAIL_SLACK = 4096
+
+
+class StreamGuard:
+    """Degenerate-output detector for one streamed channel, fed chunk by chunk.
+
+    Parameters
+    ----------
+    channel
+        ``"content"``, ``"reasoning"`` or ``"tool_args"`` (default ``"content"``).
+    config
+        Hyper-parameters; :class:`StreamGuardConfig` defaults when None.
+    context
+        The request -- the user's last message -- as text, or a parsed
+        :class:`~plateau.stream.context.RequestContext`; requested repetition within its bound
+        does not fire. None: nothing requested.
+    embedder
+        An :class:`~plateau.embed.Embedder` for the semantic layer (``content`` and
+        ``reasoning`` channels); None turns it off.
+    semantic_background
+        Embed on a background thread (default) or synchronously at the end of each block
+        (deterministic; for offline evaluation).
+
+    Attributes
+    ----------
+    channel : str
+        The channel watched.
+    config : StreamGuardConfig
+        The hyper-parameters (public, immutable).
+    context : RequestContext
+        What the request asked for.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``channel``.
+    TypeError
+        When ``config`` is not a :class:`StreamGuardConfig`, or ``context`` neither text nor a
+        :class:`~plateau.stream.context.RequestContext`.
+
+    Notes
+    -----
+    The verdict depends only on the text, not on how it was chunked: the detectors see blocks
+    aligned on multiples of ``config.block`` characters from the stream's start, and a fire is
+    reported on the chunk that completes the block in which its evidence was complete. Work per
+    chunk is one string concatenation and a result; per block, a few C-level passes.
+
+    Examples
+    --------
+    >>> guard = StreamGuard("reasoning")
+    >>> chunks = ["Let me think. "] + ["the "] * 60
+    >>> res = [guard.feed(c) for c in chunks]
+    >>> res[-1].fired, res[-1].reason, repr(res[-1].unit), res[-1].fired_at_chunk
+    (True, 'stream.period', "'the '", 45)
+    >>> from plateau.stream import truncate
+    >>> truncate("".join(chunks), res[-1])[:22]
+    'Let me think. the \\n[..'
+    """
+
+    def __init__(
+        self,
+        channel: str = "content",
+        config: StreamGuardConfig | None = None,
+        *,
+        context: str | RequestContext | None = None,
+        embedder: Any = None,
+        semantic_background: bool = True,
+    ) -> None:
+        if channel not in CHANNELS:
+            raise ValueError(f"channel must be one of {', '.join(CHANNELS)}, got {channel!r}")
+        if config is None:
+            config = StreamGuardConfig()
+        elif not isinstance(config, StreamGuardConfig):
+            raise TypeError(f"config must be a StreamGuardConfig or None, got {type(config).__name__}")
+        self.channel = channel
+        self.config = config
+        self.context = context if isinstance(context, RequestContext) else RequestContext.parse(context)
+        self.embedder = embedder
+        self.semantic_background = semantic_background
+        self._reset()
+
+    # ------------------------------------------------------------------ state
+
+    def _reset(self) -> None:
+        cfg = self.config
+        self._chars = 0
+        self._chunks = 0
+        self._buf = ""
+        self._tail = Tail(2 * cfg.max_period + cfg.kgram, _TAIL_SLACK)
+        self._splitter = Splitter(cfg.novelty_ngram)
+        self._period = PeriodDetector(cfg)
+        self._lines = LineDetector(cfg, track_totals=self.context.requested)
+        self._novelty = NoveltyDetector(cfg)
+        self._stutter = StutterDetector(cfg)
+        self._drift = DriftDetector(cfg)
+        self._dialogue = DialogueDetector(cfg)
+        self._detectors = (self._novelty, self._period, self._dialogue, self._stutter, self._lines, self._drift)
+        self._semantic: SemanticRecurrence | None = None
+        if self.embedder is not None and self.channel != "tool_args":
+            self._semantic = SemanticRecurrence(self.embedder, cfg, background=self.semantic_background)
+        self._quiet = dict(GuardResult(fired=False, chars=0).__dict__)
+        self._result = GuardResult(fired=False, chars=0)
+
+    def reset(self) -> None:
+        """Forget the stream: the guard is as new (same channel, config, context and embedder)."""
+        self._reset()
+
+    def set_context(self, context: str | RequestContext | None) -> None:
+        """Set the request this stream answers (text or a parsed :class:`RequestContext`).
+
+        Raises
+        ------
+        TypeError
+            When ``context`` is neither text, a :class:`RequestContext` nor None.
+        """
+        self.context = context if isinstance(context, RequestContext) else RequestContext.parse(context)
+        self._lines.track_totals = self._lines.track_totals or self.context.requested
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def result(self) -> GuardResult:
+        """The result after the last chunk (a quiet result before any chunk)."""
+        return self._result
+
+    @property
+    def fired(self) -> bool:
+        """True once the guard has fired (sticky until :meth:`reset`)."""
+        return self._result.fired
+
+    def feed(self, chunk: str) -> GuardResult:
+        """Feed the next chunk and return the verdict so far.
+
+        Parameters
+        ----------
+        chunk
+            The next delta of the channel, exactly as it arrived (may be empty, may split a word
+            or a unit anywhere).
+
+        Returns
+        -------
+        GuardResult
+            ``fired`` is True from the chunk on which a detector fired; ``steer`` while the
+            semantic layer advises a nudge; ``chars`` counts every character fed so far.
+
+        Raises
+        ------
+        TypeError
+            When ``chunk`` is not a ``str`` (``bytes`` included: decode first).
+        """
+        if not isinstance(chunk, str):
+            raise TypeError(f"chunk must be a str, got {type(chunk).__name__}")
+        index = self._chunks
+        self._chunks = index + 1
+        chars = self._chars + len(chunk)
+        self._chars = chars
+        if self._result.fired:
+            self._result = result = self._copy(self._result, chars)
+            return result
+        buf = self._buf + chunk
+        size = self.config.block
+        if len(buf) >= size:
+            full = len(buf) - len(buf) % size
+            fire = None
+            for off in range(0, full, size):
+                fire = self._analyse(buf[off : off + size])
+                if fire is not None:
+                    break
+            self._buf = buf[full:]
+            if fire is not None:
+                return self._fired(fire, chars, index)
+        else:
+            self._buf = buf
+        result = _new(GuardResult)
+        d = result.__dict__
+        d.update(self._quiet)
+        d["chars"] = chars
+        self._result = result
+        return result
+
+    def settle(self, timeout: float | None = None) -> GuardResult:
+        """Wait for the semantic layer's pending embeddings and judge again; return the result.
+
+        A fire found here is attributed to the last chunk fed. Without an embedder, or once
+        fired, the current result is returned unchanged.
+        """
+        sem = self._semantic
+        if sem is None or self._result.fired:
+            return self._result
+        sem.drain(timeout)
+        fire = self._judge_semantic(self._tail.end)
+        if fire is not None:
+            return self._fired(fire, self._chars, max(0, self._chunks - 1))
+        self._result = self._copy(self._result, self._chars)
+        return self._result
+
+    def buffer_sizes(self) -> dict[str, int]:
+        """Sizes of the internal buffers (characters or entries); bounded whatever the stream.
+
+        Returns
+        -------
+        dict
+            ``tail``, ``pending`` and ``line_chars`` (characters); ``tokens`` (drift), ``lines``,
+            ``ngrams``, ``ngram_kinds``, ``turns`` and ``sentences`` (entries).
+        """
+        return {
+            "tail": self._tail.size,
+            "pending": len(self._buf),
+            "tokens": self._drift.size,
+            "lines": self._lines.size,
+            "line_chars": self._lines.chars,
+            "ngrams": self._novelty.size,
+            "ngram_kinds": self._novelty.kinds,
+            "turns": self._dialogue.size,
+            "sentences": self._semantic.size if self._semantic is not None else 0,
+        }
+
+    # ------------------------------------------------------------------ composition
+
+    def _analyse(self, piece: str) -> Fire | None:
+        """Run every detector over one block; the earliest fire the request does not excuse."""
+        tail = self._tail
+        tail.push(piece)
+        block = self._splitter.block(tail, piece)
+        fire: Fire | None = None
+        for detector in self._detectors:
+            f = detector.update(block)
+            if f is not None and (fire is None or f.at < fire.at) and not self._excused(f, block):
+                fire = f
+        sem = self._semantic
+        if sem is not None:
+            sem.add(piece, block.end - len(piece))
+            sem.poll()
+            if fire is None:
+                fire = self._judge_semantic(block.end, block)
+        return fire
+
+    def _excused(self, fire: Fire, block: Block) -> bool:
+        ctx = self.context
+        return ctx.requested and ctx.excuses(fire, block.end, self.config)
+
+    def _judge_semantic(self, end: int, block: Block | None = None) -> Fire | None:
+        """Steer on semantic recurrence; fire when the wording corroborates it."""
+        sem = self._semantic
+        assert sem is not None
+        if not sem.recurring:
+            if self._quiet["steer"]:
+                self._quiet.update(steer=False, message=None)
+            return None
+        fresh = self._novelty.fresh_fraction
+        if fresh is not None and fresh <= self.config.corroboration_fresh and sem.origin is not None:
+            text, start = sem.origin
+            fire = Fire(
+                at=end - 1,
+                reason="stream.semantic_loop",
+                unit=text,
+                period=None,
+                loop_start=start,
+                cut_offset=start + len(text),
+            )
+            if block is None or not self._excused(fire, block):
+                return fire
+        self._quiet.update(steer=True, message=sem.message())
+        return None
+
+    def _fired(self, fire: Fire, chars: int, index: int) -> GuardResult:
+        self._result = GuardResult(
+            fired=True,
+            chars=chars,
+            reason=fire.reason,
+            unit=fire.unit,
+            period=fire.period,
+            loop_start=fire.loop_start,
+            cut_offset=fire.cut_offset,
+            fired_at_chunk=index,
+        )
+        self._release()
+        return self._result
+
+    @staticmethod
+    def _copy(result: GuardResult, chars: int) -> GuardResult:
+        out = _new(GuardResult)
+        d = out.__dict__
+        d.update(result.__dict__)
+        d["chars"] = chars
+        return out
+
+    def _release(self) -> None:
+        """After a fire: drop the analysis buffers (feeding on only counts characters)."""
+        self._buf = ""
+        self._tail = Tail(1, 0)
+        for detector in self._detectors:
+            detector.reset()
+        self._drift.reset()
+        self._semantic = None

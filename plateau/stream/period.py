@@ -1,0 +1,204 @@
+r"""``stream.period`` and ``stream.run``: exact periodic repetition, period 1 character to ``max_period``.
+
+At the end of every block the detector proposes candidate periods in two ways, both without a
+Python loop per character:
+
+- *short periods* (up to 320 characters): the last ``kgram`` characters of the block are an
+  anchor, and ``str.rfind`` finds its nearest earlier occurrences (up to four);
+- *long periods* (up to ``max_period``): the 24 characters after every sentence or line
+  boundary in the block are keys of a dict from key to its last offset (the fingerprint idea of
+  Karp and Rabin [1]_, sampled at content-defined positions, so that every copy of a unit
+  samples the same places); a key seen before at distance *p* proposes *p*. A block with four
+  tokens or more whose word n-grams are all new (the novelty detector counted them) registers
+  no key: it cannot be a later copy of a wordy unit. A loop's second copy is registered, and
+  its third -- the first that may fire -- finds it.
+
+For each candidate *p* the detector then measures the *match run* -- the number of
+consecutive positions ending at the anchor with ``t[j] == t[j - p]`` (the quantity behind the
+"runs" of Main and Lorentz [2]_ and Kolpakov and Kucherov [3]_) -- by galloping slice
+comparisons. A repetition covers ``run + p`` characters, ``(run + p) / p`` copies of the unit;
+it fires once that reaches :meth:`StreamGuardConfig.span_required` for the unit's primitive
+root: single characters and units without words (dividers, table rules and borders, box sides,
+padding) need 256 characters and 12 copies, short units with letters 128 characters, wordy
+units three copies. One digit or letter repeated (a stream of zeros) is ``stream.run`` and
+needs ``digit_run_floor`` characters.
+
+A loop of period *p* is found by the first block that ends inside it after the span is reached:
+any anchor inside a periodic span recurs *p* characters earlier. A unit longer than 320
+characters with no sentence or line boundary in it (a rare shape: one 400-character line
+without a full stop) is left to the drift and novelty detectors.
+
+The reported unit is the primitive root, rotated to start at a line, else a word, boundary.
+
+References
+----------
+.. [1] R. M. Karp and M. O. Rabin, "Efficient randomized pattern-matching algorithms",
+   IBM J. Res. Dev. 31(2), 1987.
+.. [2] M. G. Main and R. J. Lorentz, "An O(n log n) algorithm for finding all repetitions in a
+   string", J. Algorithms 5(3), 1984.
+.. [3] R. Kolpakov and G. Kucherov, "Finding maximal repetitions in a word in linear time",
+   FOCS 1999.
+"""
+
+from __future__ import annotations
+
+import re
+
+from plateau.stream.block import Block
+from plateau.stream.config import StreamGuardConfig
+from plateau.stream.result import Fire
+from plateau.stream.text import boundary_shift, count_words, match_back, primitive_period
+
+__all__ = ["PeriodDetector"]
+
+_TRIES = 4  # earlier occurrences of an anchor tried
+_SHORT = 320  # (< Tail.NEAR - kgram) periods up to this many characters are found by searching back for the block's end
+_KEY = 24  # characters after a boundary that identify it
+_MAX_ANCHORS = 4096
+_CALM_TOKENS = 4  # a block with this many tokens, none in a recurring n-gram, skips the long-period keys
+_BOUNDARY = re.compile(r"[.!?:;\n][ \t\n]*")
+
+
+class PeriodDetector:
+    """Exact periodic repetition at the end of each block.
+
+    Parameters
+    ----------
+    config
+        The guard's hyper-parameters (``kgram``, ``max_period``, ``span_floor``,
+        ``structural_span_floor``, copies budget, ``digit_run_floor``, ``min_chars``).
+
+    Examples
+    --------
+    >>> from plateau.stream import StreamGuard
+    >>> guard = StreamGuard()
+    >>> res = [guard.feed(c) for c in ["Thinking. "] + ["ny"] * 200]
+    >>> res[-1].reason, res[-1].unit, res[-1].fired_at_chunk
+    ('stream.period', 'ny', 91)
+    """
+
+    def __init__(self, config: StreamGuardConfig) -> None:
+        self.config = config
+        self._reset()
+
+    def _reset(self) -> None:
+        self._carry: dict[int, int] = {}  # period -> absolute start of a run alive at the last block end
+        self._anchors: dict[str, int] = {}  # text after a sentence or line boundary -> its last absolute offset
+
+    def reset(self) -> None:
+        """Forget the stream."""
+        self._reset()
+
+    @property
+    def size(self) -> int:
+        """Boundary anchors remembered."""
+        return len(self._anchors)
+
+    def update(self, b: Block) -> Fire | None:
+        """Look for a repetition ending at this block's end."""
+        cfg = self.config
+        s = b.near
+        n = len(s)
+        k = cfg.kgram
+        carry: dict[int, int] = {}
+        tried: set[int] = set()
+        periods: list[int] = []
+        # Short periods: the anchor's nearest earlier occurrences within _SHORT characters.
+        j = n - k
+        if j > 0:
+            anchor = s[j:]
+            stop = max(0, j - min(_SHORT, cfg.max_period))
+            pos = j
+            for _ in range(_TRIES):
+                pos = s.rfind(anchor, stop, pos + k - 1)
+                if pos < 0:
+                    break
+                periods.append(j - pos)
+        # Long periods: text after sentence and line boundaries seen before. A block whose word
+        # n-grams are all new (the novelty detector counted them) cannot be a later copy of a
+        # wordy unit: its boundaries are not registered (a loop registers its second copy and
+        # is found on its third, when the span first allows a fire).
+        if b.seen == 0 and len(b.tokens) >= _CALM_TOKENS:
+            self._carry = carry
+            return self._verify(b, periods, tried, carry)
+        anchors = self._anchors
+        lo = max(0, b.nlo - _KEY)
+        s0 = b.near0
+        for m in _BOUNDARY.finditer(s, lo, n - _KEY):
+            at = m.end()
+            key = s[at : at + _KEY]
+            prev = anchors.get(key)
+            anchors[key] = s0 + at
+            if prev is not None:
+                p = s0 + at - prev
+                if _SHORT < p <= cfg.max_period:
+                    periods.append(p)
+        if len(anchors) > _MAX_ANCHORS:
+            oldest = b.end - cfg.max_period
+            self._anchors = {key: at for key, at in anchors.items() if at >= oldest}
+        fire = self._verify(b, periods, tried, carry)
+        self._carry = carry
+        return fire
+
+    def _verify(self, b: Block, periods: list[int], tried: set[int], carry: dict[int, int]) -> Fire | None:
+        """Check the candidate periods on the whole tail; the earliest fire."""
+        if not periods:
+            return None
+        fire: Fire | None = None
+        full = len(b.s) - 1
+        for p in periods:
+            if p in tried:
+                continue
+            tried.add(p)
+            f = self._check(b, full, p, carry)
+            if f is not None and (fire is None or f.at < fire.at):
+                fire = f
+        return fire
+
+    def _check(self, b: Block, x: int, p: int, carry: dict[int, int] | None) -> Fire | None:
+        """The fire of period ``p`` for the run ending at index ``x`` of ``b.s``, if it is due."""
+        cfg = self.config
+        s = b.s
+        low = max(cfg.span_floor, cfg.min_copies * p)
+        run = match_back(s, x, p, 0, x + 1)
+        if run + p < min(low, cfg.digit_run_floor):
+            return None
+        unit = s[x - p + 1 : x + 1]
+        d = primitive_period(unit)
+        if d != p:
+            run = match_back(s, x, d, run + p - d, x + 1)
+            p = d
+            unit = unit[-d:]
+        begin = b.s0 + x - run - p + 1  # absolute start of the first copy
+        if carry is not None:
+            prev = self._carry.get(p)
+            if prev is not None and begin + p < b.s0 + b.lo:  # the run holds the previous block's last character
+                begin = min(begin, prev)
+            carry[p] = begin
+        if p == 1 and unit.isalnum():
+            need = cfg.digit_run_floor
+            reason = "stream.run"
+        else:
+            need = cfg.span_required(p, count_words(unit))
+            reason = "stream.period"
+        reach = max(begin + need - 1, cfg.min_chars - 1)
+        if reach > b.s0 + x:
+            return None
+        return self._fire(b, x, p, run, begin, reach, reason)
+
+    @staticmethod
+    def _fire(b: Block, x: int, d: int, run: int, begin: int, reach: int, reason: str) -> Fire:
+        s = b.s
+        first = x - run - d + 1  # index in s where the first copy starts (may be < 0: before the tail)
+        rep = first if first >= 0 else first + d * (-first // d + 1)  # same phase, inside s
+        shift = boundary_shift(s, rep, d, x)
+        loop_start = begin + shift
+        return Fire(
+            at=reach,
+            reason=reason,
+            unit=s[rep + shift : rep + shift + d],
+            period=d,
+            loop_start=loop_start,
+            cut_offset=loop_start + d,
+            copies=(b.s0 + x + 1 - begin) // d,
+        )

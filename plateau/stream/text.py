@@ -1,0 +1,121 @@
+"""Text helpers shared by the stream detectors: periods, runs, words and boundaries.
+
+Every helper works on plain ``str`` and does its scanning with C-speed primitives (slice
+comparison, ``str.find``, compiled regular expressions); none loops over characters in Python
+except where noted (:func:`primitive_period` on a unit, at fire time only).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "WORD",
+    "boundary_shift",
+    "count_words",
+    "is_word",
+    "match_back",
+    "primitive_period",
+    "word_count",
+]
+
+#: A word token (``\w+``).
+WORD = re.compile(r"\w+")
+#: A token holding at least two letters (numbers and single letters are not words).
+_LETTER_WORD = re.compile(r"\b(?:[\d_]*[^\W\d_]){2}\w*")
+
+
+def match_back(s: str, x: int, p: int, run: int, limit: int) -> int:
+    """Extend a run at period ``p`` ending at index ``x`` backwards from ``run``, up to ``limit``.
+
+    The run is the number of consecutive indices ``j <= x`` with ``s[j] == s[j - p]``; it
+    cannot reach before the start of ``s`` (``x - p + 1`` at most). Galloping slice compares.
+
+    Parameters
+    ----------
+    s
+        The text.
+    x
+        Index of the last character of the run (``p <= x < len(s)``).
+    p
+        The period (>= 1).
+    run
+        A run length already known to hold (0 when unknown).
+    limit
+        Longest run worth knowing.
+
+    Returns
+    -------
+    int
+        The run length, at most ``min(limit, x - p + 1)``.
+    """
+    limit = min(limit, x - p + 1)
+    step = 16
+    while run < limit:
+        r = min(limit, run + step)
+        lo = x - r + 1
+        hi = x - run + 1
+        if s[lo:hi] == s[lo - p : hi - p]:
+            run = r
+            step *= 2
+        else:
+            while s[x - run] == s[x - run - p]:
+                run += 1
+            return run
+    return run
+
+
+def primitive_period(unit: str) -> int:
+    """Shortest period ``d`` dividing ``len(unit)`` such that ``unit`` is ``unit[:d]`` repeated."""
+    n = len(unit)
+    if n <= 1:
+        return n
+    # The classic test: the first index where ``unit`` occurs in ``unit + unit`` after 0.
+    d = (unit + unit).find(unit, 1)
+    return d if n % d == 0 else n
+
+
+def word_count(text: str) -> int:
+    """Words in ``text``: tokens (``\\w+``) holding at least two letters; numbers do not count."""
+    return len(_LETTER_WORD.findall(text))
+
+
+def count_words(unit: str) -> int:
+    """Words (see :func:`word_count`) in a periodic unit.
+
+    Counted on the rotation of the unit that starts at a non-word character, so that a word cut
+    by the unit's phase counts once.
+    """
+    m = re.search(r"\W", unit)
+    if m is None:
+        return word_count(unit)
+    j = m.start()
+    return word_count(unit[j:] + unit[:j])
+
+
+def is_word(ch: str) -> bool:
+    """Whether ``ch`` is a word character (alphanumeric or ``_``)."""
+    return ch.isalnum() or ch == "_"
+
+
+def boundary_shift(s: str, begin: int, d: int, end: int) -> int:
+    """How far (0..d-1) to rotate the copy ``s[begin:begin + d]`` so that it starts at a boundary.
+
+    The rotated copy stays inside the periodic span ``s[begin:end + 1]``. Prefers the start of
+    a line, then the start of a word; 0 when the unit has neither.
+    """
+    limit = max(1, min(d, end - begin - d + 2))
+
+    def before(j: int) -> str:
+        return s[begin + j - 1] if begin + j > 0 else "\n"
+
+    for j in range(limit):
+        if before(j) == "\n" and not s[begin + j].isspace():
+            return j
+    for j in range(limit):
+        if before(j) == "\n":
+            return j
+    for j in range(limit):
+        if not is_word(before(j)) and is_word(s[begin + j]):
+            return j
+    return 0

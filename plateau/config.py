@@ -7,10 +7,12 @@ needs), never for a particular labelled case.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from plateau.errors import InvalidArgument
+from plateau.policy import ToolPolicy, parse_tool_policy
 
 __all__ = ["Config", "PRESETS"]
 
@@ -154,6 +156,12 @@ class Config:
         activity for ``idle_run_ttl_seconds``, or ended for ``ended_run_ttl_seconds``, is
         deleted by the next expiry sweep and is then ``NOT_FOUND``. Defaults 7 days and
         1 day.
+    tool_policy
+        Per-tool policy, tool name → :class:`~plateau.policy.ToolPolicy` (a mapping; text
+        such as ``"debugger_next=6:8,status=ignore"`` is accepted): tools that legitimately
+        repeat with their own bounds, and tools never judged (:mod:`plateau.policy`). Identical
+        calls are counted within ``window`` steps, so a tool's ``repeat_trip`` is at most
+        ``window``. Empty by default.
 
     Raises
     ------
@@ -200,8 +208,12 @@ class Config:
     order_wait_seconds: float = 30.0
     idle_run_ttl_seconds: float = 7 * 24 * 3600.0
     ended_run_ttl_seconds: float = 24 * 3600.0
+    tool_policy: Mapping[str, ToolPolicy] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.tool_policy, (str, Mapping)):
+            raise InvalidArgument("config.tool_policy", f"must be a mapping of tool name to ToolPolicy, got {self.tool_policy!r}")
+        object.__setattr__(self, "tool_policy", parse_tool_policy(self.tool_policy))
         def need(name: str, ok: bool, what: str) -> None:
             if not ok:
                 raise InvalidArgument(f"config.{name}", f"{what}, got {getattr(self, name)!r}")
@@ -250,6 +262,12 @@ class Config:
         need("order_wait_seconds", self.order_wait_seconds >= 0 and self.order_wait_seconds != float("inf"), "must be finite and >= 0")
         need("idle_run_ttl_seconds", self.idle_run_ttl_seconds > 0, "must be > 0")
         need("ended_run_ttl_seconds", self.ended_run_ttl_seconds > 0, "must be > 0")
+        for tool, policy in self.tool_policy.items():
+            if policy.repeat_trip is not None and policy.repeat_trip > self.window:
+                raise InvalidArgument(
+                    f"config.tool_policy.{tool}",
+                    f"repeat_trip {policy.repeat_trip} exceeds window {self.window}: repeats are counted within the window; raise window",
+                )
 
     def with_(self, **changes: Any) -> Config:
         """A copy with ``changes`` applied (validated). Unknown names raise ``InvalidArgument``."""
@@ -261,7 +279,7 @@ class Config:
 
     def as_dict(self) -> dict[str, Any]:
         """All settings as a plain dict."""
-        return asdict(self)
+        return asdict(replace(self, tool_policy={})) | {"tool_policy": {k: asdict(v) for k, v in self.tool_policy.items()}}
 
     @classmethod
     def preset(cls, name: str) -> Config:

@@ -28,6 +28,8 @@ imports neither grpc nor torch (the model is imported lazily by :mod:`plateau.em
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import threading
 import time
 import unicodedata
@@ -53,7 +55,7 @@ from plateau.store.base import RunKey, StaleRecord, Store
 from plateau.store.memory import MemoryStore
 from plateau.types import RunInfo, Step, ToolStatus, Verdict, check_text
 
-__all__ = ["Engine", "RunRecord", "validate_run_id"]
+__all__ = ["CALL_OUTCOMES_KEPT", "Engine", "RunRecord", "validate_run_id"]
 
 #: Attempts at a change that another process keeps racing (compare-and-set refused) before
 #: the call is ``StoreUnavailable``.
@@ -100,6 +102,35 @@ class _Analysis:
         self.verbatim_streak = 0
         self.phatic_streak = 0
         self.repetition: Repetition | None = None
+        #: The latest (result, status) of each recent distinct call (tool + canonical args),
+        #: oldest first; :meth:`Engine.check` predicts a repeated call's result from it.
+        self.call_outcomes: dict[str, tuple[str | None, str]] = {}
+
+
+#: Distinct calls whose latest outcome a run remembers for :meth:`Engine.check`.
+CALL_OUTCOMES_KEPT = 64
+
+
+def _call_key(step: Step) -> str | None:
+    """The identity of a step's call (tool + canonical args, volatile values masked)."""
+    if step.tool is None:
+        return None
+    from plateau.signals.progress import canonical_args
+
+    return f"{step.tool}\x00{canonical_args(step.args)}"
+
+
+def _remember_outcome(analysis: _Analysis, step: Step) -> None:
+    key = _call_key(step)
+    if key is None or step.result is None:
+        return
+    outcomes = getattr(analysis, "call_outcomes", None)
+    if outcomes is None:  # a run stored before this field existed
+        outcomes = analysis.call_outcomes = {}
+    outcomes.pop(key, None)
+    outcomes[key] = (step.result, step.status.value)
+    while len(outcomes) > CALL_OUTCOMES_KEPT:
+        del outcomes[next(iter(outcomes))]
 
 
 @dataclass
@@ -400,6 +431,65 @@ class Engine:
                         del gate.inflight[step.index]
                     gate.cond.notify_all()
 
+    def check(self, run_id: str, step: Step, context: str | None = None, *, tenant: str = "") -> Verdict:
+        """What :meth:`observe` would answer if ``step`` were the run's next step, changing nothing.
+
+        A dry run: the step is applied, by the same code as :meth:`observe`, to a deep copy of
+        the run's learned state, and the copy is thrown away. Nothing is stored, no listener
+        is called and no run is created; the run's next index stays the same.
+
+        Ask it *before* running a tool call, with ``result`` left out: when the run has seen the
+        same call (tool and arguments, volatile values masked) among its last
+        :data:`CALL_OUTCOMES_KEPT` distinct calls, the call is judged with the result it got
+        last time (a call that failed three times is about to fail a fourth), and the verdict's
+        signals hold ``check.predicted_result = 1``. A call never seen is judged without a result.
+
+        Parameters
+        ----------
+        run_id, context, tenant
+            As for :meth:`observe`; an unknown run is judged as a new run (nothing is created).
+        step
+            The step as it would be sent; its ``index`` is ignored (the verdict's
+            ``step_index`` is the run's next index).
+
+        Raises
+        ------
+        InvalidArgument
+            A malformed field.
+        StepConflict
+            The run has ended, or ``context`` differs from the run's.
+        LimitExceeded
+            The run is full (``config.max_steps_per_run``).
+        ModelUnavailable
+            The embedding model cannot be loaded.
+        """
+        self._validate(run_id, step, context)
+        key: RunKey = (tenant, run_id)
+        with self._locked(key):
+            record = self.store.get(key)
+            seen = 0 if record is None else len(record.fingerprints)
+            step = dataclasses.replace(step, index=seen)
+            self._check_place(record, run_id, step, step.fingerprint(), context)
+            if record is None:
+                now = self.clock()
+                record = RunRecord(run_id=run_id, context=context or None, analysis=_Analysis(self.config), tenant=tenant, created=now)
+            else:
+                record = copy.deepcopy(record)
+        predicted = False
+        call = _call_key(step)
+        outcomes = getattr(record.analysis, "call_outcomes", {})
+        if step.result is None and call is not None and call in outcomes:
+            result, status = outcomes[call]
+            step = dataclasses.replace(step, result=result, status=status)
+            predicted = True
+        if context and not record.context:
+            record.context = context
+        text_vec, obs_vec = self._embed(step)
+        verdict = self._judge(record, step, text_vec, obs_vec)
+        if predicted:
+            verdict = dataclasses.replace(verdict, signals={**verdict.signals, "check.predicted_result": 1.0})
+        return verdict
+
     def _check_tenant_room(self, tenant: str, *, evict: bool = False) -> None:
         """Raise ``LimitExceeded`` unless ``tenant`` may start one more run.
 
@@ -462,7 +552,8 @@ class Engine:
         now: float,
     ) -> Verdict:
         try:
-            verdict = self._apply(record, step, text_vec, obs_vec)
+            verdict = self._judge(record, step, text_vec, obs_vec)
+            _remember_outcome(record.analysis, step)
             if verdict.message is not None:  # never commit a step whose reply cannot be sent
                 check_text("step", verdict.message)
             record.fingerprints.append(fingerprint)
@@ -477,7 +568,20 @@ class Engine:
             listener(key[0], verdict)
         return verdict
 
-    def _apply(self, record: RunRecord, step: Step, text_vec: np.ndarray | None, obs_vec: np.ndarray | None) -> Verdict:
+    def _judge(self, record: RunRecord, step: Step, text_vec: np.ndarray | None, obs_vec: np.ndarray | None) -> Verdict:
+        """The verdict of ``step``, the one place per-tool policy (:mod:`plateau.policy`) applies:
+        a tool never judged gets :func:`~plateau.policy.unjudged_verdict` and teaches the run
+        nothing; a tool with its own bounds is judged with them (:func:`~plateau.policy.config_for`)."""
+        from plateau.policy import config_for, unjudged_verdict
+
+        config = config_for(self.config, step.tool)
+        if config is None:
+            return unjudged_verdict(record.run_id, step.index, record.analysis.breaker.state)
+        return self._apply(record, step, text_vec, obs_vec, config)
+
+    def _apply(
+        self, record: RunRecord, step: Step, text_vec: np.ndarray | None, obs_vec: np.ndarray | None, config: Config | None = None
+    ) -> Verdict:
         a = record.analysis
         if a.repetition is None:
             a.repetition = self.intent.requested_repetition(record.context)
@@ -541,7 +645,7 @@ class Engine:
             text,
             a.near_dup_streak,
             a.verbatim_streak,
-            self.config,
+            config or self.config,
             result_kind=result_kind,
             repetition=a.repetition,
             info=info,

@@ -51,18 +51,21 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError
+from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
+from grpc_status import rpc_status
 
 from plateau import convert
 from plateau.auth import ServerTls, TokenTable
 from plateau.engine import Engine
-from plateau.errors import InvalidArgument, LimitExceeded, PlateauError, StoreUnavailable
+from plateau.errors import ERROR_DOMAIN, InvalidArgument, LimitExceeded, PlateauError, StoreUnavailable
 from plateau.metrics import Metrics
 from plateau.v1 import plateau_pb2 as pb
 
-__all__ = ["STATUS_CODES", "PlateauService", "RunningServer", "serve", "start_server"]
+__all__ = ["STATUS_CODES", "PlateauService", "RunningServer", "rich_status", "serve", "start_server"]
 
 log = logging.getLogger("plateau.server")
 
@@ -79,6 +82,7 @@ STATUS_CODES: dict[str, grpc.StatusCode] = {
     "RESOURCE_EXHAUSTED": grpc.StatusCode.RESOURCE_EXHAUSTED,
     "UNAVAILABLE": grpc.StatusCode.UNAVAILABLE,
     "UNAUTHENTICATED": grpc.StatusCode.UNAUTHENTICATED,
+    "DEADLINE_EXCEEDED": grpc.StatusCode.DEADLINE_EXCEEDED,
 }
 
 T = TypeVar("T")
@@ -115,6 +119,26 @@ class _Flights:
 
     def lower_in_flight(self, index: int) -> bool:
         return any(i < index for i in self.indices)
+
+
+def rich_status(code: grpc.StatusCode, message: str, reason: str, field: str | None = None) -> grpc.Status:
+    """The status sent for an error: code, message, and rich details (``google.rpc.Status``).
+
+    The details hold an ``ErrorInfo`` (``domain`` :data:`plateau.errors.ERROR_DOMAIN`,
+    ``reason`` the error's :attr:`~plateau.errors.PlateauError.reason`) and, when ``field`` is
+    given, a ``BadRequest`` naming the field, so that clients rebuild the error without
+    parsing the message.
+    """
+    details = []
+    info = any_pb2.Any()
+    info.Pack(error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN))
+    details.append(info)
+    if field:
+        bad = any_pb2.Any()
+        violation = error_details_pb2.BadRequest.FieldViolation(field=field, description=message)
+        bad.Pack(error_details_pb2.BadRequest(field_violations=[violation]))
+        details.append(bad)
+    return rpc_status.to_status(status_pb2.Status(code=code.value[0], message=message, details=details))
 
 
 class _Aborted(Exception):
@@ -258,14 +282,16 @@ class PlateauService:
         fields: dict[str, Any] = {}
         code = grpc.StatusCode.OK
         message = ""
+        reason, field = "INTERNAL", None
         try:
             return await work(fields)
         except PlateauError as exc:
             code, message = STATUS_CODES.get(exc.code, grpc.StatusCode.UNKNOWN), exc.message
+            reason, field = exc.reason, getattr(exc, "field", None)
             if isinstance(exc, StoreUnavailable) and self.on_store_error is not None:
                 self.on_store_error(exc)
         except _Aborted as exc:
-            code, message = exc.code, exc.message
+            code, message, reason = exc.code, exc.message, exc.code.name
         except asyncio.CancelledError:
             code = grpc.StatusCode.CANCELLED
             raise
@@ -274,7 +300,8 @@ class PlateauService:
             code, message = grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__}); please report it"
         finally:
             self._record(method, code, started, fields)
-        await context.abort(code, message)
+        status = rich_status(code, message, reason, field)
+        await context.abort(status.code, status.details, status.trailing_metadata)
         raise AssertionError("unreachable: abort raises")
 
     @staticmethod
@@ -341,6 +368,21 @@ class PlateauService:
             return await self._observe_one(request, tenant, left, fields)
 
         return await self._call("Observe", context, work)  # type: ignore[no-any-return]
+
+    async def Check(self, request: Any, context: grpc.aio.ServicerContext) -> pb.Verdict:
+        async def work(fields: dict[str, Any]) -> pb.Verdict:
+            tenant = self._tenant(context)
+            self._check(request)
+            self._deadline_left(context)
+            fields.update(tenant=tenant, run_id=request.run_id[:256])
+            if not request.HasField("step"):
+                raise InvalidArgument("step", "is required")
+            step = convert.step_from_pb(request.step)
+            verdict = await self._run(self.engine.check, request.run_id, step, request.context or None, tenant=tenant)
+            fields["step"] = verdict.step_index
+            return convert.verdict_to_pb(verdict)
+
+        return await self._call("Check", context, work)  # type: ignore[no-any-return]
 
     async def _stream_slot(self) -> None:
         if self._streams >= self.config.max_concurrent_streams:
@@ -480,6 +522,7 @@ class PlateauService:
             "EndRun": unary(self.EndRun, _lenient(pb.EndRunRequest.FromString), pb.RunInfo.SerializeToString),
             "DeleteRun": unary(self.DeleteRun, _lenient(pb.DeleteRunRequest.FromString), pb.RunInfo.SerializeToString),
             "GuardStream": stream(self.GuardStream, _lenient(pb.GuardRequest.FromString), pb.GuardVerdict.SerializeToString),
+            "Check": unary(self.Check, _lenient(pb.CheckRequest.FromString), pb.Verdict.SerializeToString),
         }
         return grpc.method_handlers_generic_handler(SERVICE_NAME, table)
 

@@ -16,7 +16,7 @@ from plateau.cli import ServerThread
 from plateau.client import Client
 from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
-from plateau.errors import InvalidArgument, ModelUnavailable, PlateauError, RunNotFound, Unauthenticated
+from plateau.errors import InvalidArgument, PlateauError, RunNotFound, ServiceUnavailable, Unauthenticated
 from plateau.types import Step
 
 TOKEN_A = "tok-a-0123456789abcdef"
@@ -118,7 +118,7 @@ def test_tls_server_and_client(certs: Path) -> None:
         target = f"localhost:{server.port}"
         with Client.remote(target, tls=ClientTls.from_files(ca=certs / "ca.pem")) as client:
             assert client.observe("tls", Step(index=0, text="over TLS")).step_index == 0
-        with Client.remote(target, timeout=5) as plain, pytest.raises(ModelUnavailable):
+        with Client.remote(target, timeout=5) as plain, pytest.raises(ServiceUnavailable):
             plain.get_run("tls")
 
 

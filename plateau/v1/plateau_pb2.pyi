@@ -86,6 +86,16 @@ class ObserveRequest(_message.Message):
     context: str
     def __init__(self, run_id: _Optional[str] = ..., step: _Optional[_Union[Step, _Mapping]] = ..., context: _Optional[str] = ...) -> None: ...
 
+class CheckRequest(_message.Message):
+    __slots__ = ("run_id", "step", "context")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    step: Step
+    context: str
+    def __init__(self, run_id: _Optional[str] = ..., step: _Optional[_Union[Step, _Mapping]] = ..., context: _Optional[str] = ...) -> None: ...
+
 class Verdict(_message.Message):
     __slots__ = ("run_id", "step_index", "action", "state", "score", "reasons", "signals", "message")
     class SignalsEntry(_message.Message):

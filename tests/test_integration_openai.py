@@ -140,3 +140,23 @@ def test_async_chat_run_over_grpc_trips(hashing_server: str) -> None:
 
     trip = asyncio.run(main())
     assert trip.verdict.action.value == "trip" and trip.verdict.step_index <= 5
+
+
+@pytest.mark.parametrize("script", ["openai_chat.py", "openai_agents_hooks.py", "langgraph_agent.py"])
+def test_each_example_runs_as_a_script_against_a_server(script: str, hashing_server: str) -> None:
+    """``python examples/integrations/SCRIPT --remote HOST:PORT`` exits 0 and reports the run stopped by Plateau."""
+    import os
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1")
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "integrations" / script), "--remote", hashing_server],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report.get("tripped") or report.get("ended_by_plateau")

@@ -34,8 +34,15 @@ import asyncio
 import json
 from typing import Any
 
-from agents import RunConfig, RunHooks
-from agents.run_config import CallModelData, ModelInputData
+try:
+    from agents import RunConfig, RunHooks
+    from agents.run_config import CallModelData, ModelInputData
+except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
+    raise ModuleNotFoundError(
+        f"plateau.integrations.openai_agents needs the OpenAI Agents SDK ({exc.name} is missing): "
+        'pip install "plateau-breaker[openai-agents]"',
+        name=exc.name,
+    ) from exc
 
 from plateau.integrations import RunTripped
 from plateau.types import Action, Verdict

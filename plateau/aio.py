@@ -92,22 +92,26 @@ class AsyncClient:
         backend = _AsyncRemote(target, timeout, token=token, tls=client_tls, channel_options=channel_options)
         return cls(backend, on_unavailable=on_unavailable)
 
-    async def observe(self, run_id: str, step: StepLike, context: str | None = None) -> Verdict:
+    async def observe(
+        self, run_id: str, step: StepLike, context: str | None = None, *, tool_policy: Mapping[str, Any] | None = None
+    ) -> Verdict:
         """Judge one step (see :meth:`plateau.client.Client.observe`)."""
         step = _as_step(step)
         try:
-            return await self._backend.observe(run_id, step, context)
+            return await self._backend.observe(run_id, step, context, tool_policy)
         except PlateauError as exc:
             if self.on_unavailable == "raise" or not is_unavailable(exc):
                 raise
             return fallback_verdict(run_id, step.index, self.on_unavailable, exc)
 
-    async def check(self, run_id: str, step: StepLike, context: str | None = None) -> Verdict:
+    async def check(
+        self, run_id: str, step: StepLike, context: str | None = None, *, tool_policy: Mapping[str, Any] | None = None
+    ) -> Verdict:
         """What the breaker would answer for ``step`` now, committing nothing (see
         :meth:`plateau.client.Client.check`)."""
         step = _as_step(step, 0)
         try:
-            return await self._backend.check(run_id, step, context)
+            return await self._backend.check(run_id, step, context, tool_policy)
         except PlateauError as exc:
             if self.on_unavailable == "raise" or not is_unavailable(exc):
                 raise
@@ -148,12 +152,14 @@ class AsyncClient:
 
         return self._backend.guard_stream(pairs())
 
-    def session(self, run_id: str | None = None, context: str | None = None, *, next_index: int = 0) -> Any:
+    def session(
+        self, run_id: str | None = None, context: str | None = None, *, next_index: int = 0, tool_policy: Mapping[str, Any] | None = None
+    ) -> Any:
         """An :class:`~plateau.session.AsyncRunSession` for one run (see
         :meth:`plateau.client.Client.session`)."""
         from plateau.session import AsyncRunSession
 
-        return AsyncRunSession(self, run_id, context, next_index=next_index)
+        return AsyncRunSession(self, run_id, context, next_index=next_index, tool_policy=tool_policy)
 
     async def close(self) -> None:
         """Close the channel (remote) or nothing (local)."""
@@ -171,12 +177,12 @@ class _AsyncLocal:
         self.engine = engine
         self.tenant = tenant
 
-    async def observe(self, run_id: str, step: Step, context: str | None) -> Verdict:
-        verdict: Verdict = await asyncio.to_thread(self.engine.observe, run_id, step, context, tenant=self.tenant)
+    async def observe(self, run_id: str, step: Step, context: str | None, tool_policy: Mapping[str, Any] | None = None) -> Verdict:
+        verdict: Verdict = await asyncio.to_thread(self.engine.observe, run_id, step, context, tenant=self.tenant, tool_policy=tool_policy)
         return verdict
 
-    async def check(self, run_id: str, step: Step, context: str | None) -> Verdict:
-        verdict: Verdict = await asyncio.to_thread(self.engine.check, run_id, step, context, tenant=self.tenant)
+    async def check(self, run_id: str, step: Step, context: str | None, tool_policy: Mapping[str, Any] | None = None) -> Verdict:
+        verdict: Verdict = await asyncio.to_thread(self.engine.check, run_id, step, context, tenant=self.tenant, tool_policy=tool_policy)
         return verdict
 
     async def observe_many(self, run_id: str, steps: AsyncIterator[Step], context: str | None) -> AsyncIterator[Verdict]:
@@ -266,18 +272,20 @@ class _AsyncRemote:
         except grpc.RpcError as exc:
             raise self._error(exc) from None
 
-    async def observe(self, run_id: str, step: Step, context: str | None) -> Verdict:
+    async def observe(self, run_id: str, step: Step, context: str | None, tool_policy: Mapping[str, Any] | None = None) -> Verdict:
         from plateau import convert
         from plateau.v1 import plateau_pb2 as pb
 
-        request = pb.ObserveRequest(run_id=run_id, step=convert.step_to_pb(step), context=context or "")
+        policy = convert.tool_policy_to_pb(tool_policy)
+        request = pb.ObserveRequest(run_id=run_id, step=convert.step_to_pb(step), context=context or "", tool_policy=policy)
         return convert.verdict_from_pb(await self._unary("Observe", request))
 
-    async def check(self, run_id: str, step: Step, context: str | None) -> Verdict:
+    async def check(self, run_id: str, step: Step, context: str | None, tool_policy: Mapping[str, Any] | None = None) -> Verdict:
         from plateau import convert
         from plateau.v1 import plateau_pb2 as pb
 
-        request = pb.CheckRequest(run_id=run_id, step=convert.step_to_pb(step), context=context or "")
+        policy = convert.tool_policy_to_pb(tool_policy)
+        request = pb.CheckRequest(run_id=run_id, step=convert.step_to_pb(step), context=context or "", tool_policy=policy)
         return convert.verdict_from_pb(await self._unary("Check", request))
 
     async def observe_many(self, run_id: str, steps: AsyncIterator[Step], context: str | None) -> AsyncIterator[Verdict]:

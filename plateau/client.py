@@ -232,21 +232,26 @@ class Client:
             on_unavailable=on_unavailable,
         )
 
-    def observe(self, run_id: str, step: Step | Mapping[str, Any], context: str | None = None) -> Verdict:
+    def observe(
+        self, run_id: str, step: Step | Mapping[str, Any], context: str | None = None, *, tool_policy: Mapping[str, Any] | None = None
+    ) -> Verdict:
         """Judge one step (see :meth:`plateau.engine.Engine.observe` for the rules and errors).
 
-        Raises :class:`~plateau.errors.ServiceUnavailable` when the server cannot be reached,
-        unless ``on_unavailable`` says to fail open or closed.
+        ``tool_policy`` declares per-tool rules for this run (:mod:`plateau.policy`). Raises
+        :class:`~plateau.errors.ServiceUnavailable` when the server cannot be reached, unless
+        ``on_unavailable`` says to fail open or closed.
         """
         step = _as_step(step)
         try:
-            return self._backend.observe(run_id, step, context)
+            return self._backend.observe(run_id, step, context, tool_policy)
         except PlateauError as exc:
             if self.on_unavailable == "raise" or not is_unavailable(exc):
                 raise
             return fallback_verdict(run_id, step.index, self.on_unavailable, exc)
 
-    def check(self, run_id: str, step: Step | Mapping[str, Any], context: str | None = None) -> Verdict:
+    def check(
+        self, run_id: str, step: Step | Mapping[str, Any], context: str | None = None, *, tool_policy: Mapping[str, Any] | None = None
+    ) -> Verdict:
         """What the breaker would answer if ``step`` were observed now, committing nothing.
 
         Call it with the tool call *before* running the tool (``result`` left out): the verdict
@@ -258,18 +263,20 @@ class Client:
         """
         step = _as_step(step, 0)
         try:
-            return self._backend.check(run_id, step, context)
+            return self._backend.check(run_id, step, context, tool_policy)
         except PlateauError as exc:
             if self.on_unavailable == "raise" or not is_unavailable(exc):
                 raise
             return fallback_verdict(run_id, step.index, self.on_unavailable, exc)
 
-    def session(self, run_id: str | None = None, context: str | None = None, *, next_index: int = 0) -> Any:
+    def session(
+        self, run_id: str | None = None, context: str | None = None, *, next_index: int = 0, tool_policy: Mapping[str, Any] | None = None
+    ) -> Any:
         """A :class:`~plateau.session.RunSession` for one run: it owns the run id (a fresh one
-        when None) and numbers the steps from ``next_index``."""
+        when None), numbers the steps from ``next_index`` and declares ``tool_policy``."""
         from plateau.session import RunSession
 
-        return RunSession(self, run_id, context, next_index=next_index)
+        return RunSession(self, run_id, context, next_index=next_index, tool_policy=tool_policy)
 
     def observe_many(self, run_id: str, steps: Iterable[Step | Mapping[str, Any]], context: str | None = None) -> Iterator[Verdict]:
         """Judge steps in order (one stream for the remote client); yields one verdict per step.
@@ -330,8 +337,8 @@ class _Local:
         self.engine = engine
         self.tenant = tenant
 
-    def observe(self, run_id: str, step: Step, context: str | None) -> Verdict:
-        return self.engine.observe(run_id, step, context, tenant=self.tenant)  # type: ignore[no-any-return]
+    def observe(self, run_id: str, step: Step, context: str | None, tool_policy: Mapping[str, Any] | None = None) -> Verdict:
+        return self.engine.observe(run_id, step, context, tenant=self.tenant, tool_policy=tool_policy)  # type: ignore[no-any-return]
 
     def observe_many(self, run_id: str, steps: Iterable[Step], context: str | None) -> Iterator[Verdict]:
         if isinstance(steps, (list, tuple)):
@@ -343,8 +350,8 @@ class _Local:
         for step in steps:
             yield self.engine.observe(run_id, step, context, tenant=self.tenant)
 
-    def check(self, run_id: str, step: Step, context: str | None) -> Verdict:
-        return self.engine.check(run_id, step, context, tenant=self.tenant)  # type: ignore[no-any-return]
+    def check(self, run_id: str, step: Step, context: str | None, tool_policy: Mapping[str, Any] | None = None) -> Verdict:
+        return self.engine.check(run_id, step, context, tenant=self.tenant, tool_policy=tool_policy)  # type: ignore[no-any-return]
 
     def get_run(self, run_id: str) -> RunInfo:
         return self.engine.get_run(run_id, tenant=self.tenant)  # type: ignore[no-any-return]
@@ -434,21 +441,25 @@ class _Remote:
 
         return error_from_rpc(exc, self._target)
 
-    def observe(self, run_id: str, step: Step, context: str | None) -> Verdict:
+    def observe(self, run_id: str, step: Step, context: str | None, tool_policy: Mapping[str, Any] | None = None) -> Verdict:
         from plateau import convert
         from plateau.v1 import plateau_pb2 as pb
 
-        request = pb.ObserveRequest(run_id=run_id, step=convert.step_to_pb(step), context=context or "")
+        request = pb.ObserveRequest(
+            run_id=run_id, step=convert.step_to_pb(step), context=context or "", tool_policy=convert.tool_policy_to_pb(tool_policy)
+        )
         try:
             return convert.verdict_from_pb(self._stub.Observe(request, timeout=self._timeout, metadata=self._metadata))
         except self._grpc.RpcError as exc:
             raise self._error(exc) from None
 
-    def check(self, run_id: str, step: Step, context: str | None) -> Verdict:
+    def check(self, run_id: str, step: Step, context: str | None, tool_policy: Mapping[str, Any] | None = None) -> Verdict:
         from plateau import convert
         from plateau.v1 import plateau_pb2 as pb
 
-        request = pb.CheckRequest(run_id=run_id, step=convert.step_to_pb(step), context=context or "")
+        request = pb.CheckRequest(
+            run_id=run_id, step=convert.step_to_pb(step), context=context or "", tool_policy=convert.tool_policy_to_pb(tool_policy)
+        )
         try:
             return convert.verdict_from_pb(self._stub.Check(request, timeout=self._timeout, metadata=self._metadata))
         except self._grpc.RpcError as exc:

@@ -7,6 +7,7 @@ the remote client equals the in-process one. Reading a request validates it:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from plateau.errors import InvalidArgument
@@ -224,3 +225,30 @@ def guard_result_from_pb(msg: pb.GuardVerdict) -> tuple[str, Any]:
         steer=msg.steer,
         message=msg.message or None,
     )
+
+
+def tool_policy_to_pb(policy: Mapping[str, Any] | None) -> dict[str, pb.ToolPolicy]:
+    """A tool policy (name → :class:`~plateau.policy.ToolPolicy`, or its text form) →
+    ``map<string, plateau.v1.ToolPolicy>`` values. Raises ``InvalidArgument`` naming ``tool_policy``."""
+    from plateau.policy import parse_tool_policy
+
+    out: dict[str, pb.ToolPolicy] = {}
+    for name, rule in parse_tool_policy(policy or {}).items():
+        msg = pb.ToolPolicy(ignore=not rule.judge)
+        if rule.repeat_steer is not None and rule.repeat_trip is not None:
+            msg.repeat_steer, msg.repeat_trip = rule.repeat_steer, rule.repeat_trip
+        out[name] = msg
+    return out
+
+
+def tool_policy_from_pb(entries: Mapping[str, Any]) -> dict[str, Any]:
+    """``map<string, plateau.v1.ToolPolicy>`` → name → :class:`~plateau.policy.ToolPolicy`
+    (validated; ``InvalidArgument`` naming ``tool_policy``)."""
+    from plateau.policy import ToolPolicy
+
+    out: dict[str, Any] = {}
+    for name, msg in entries.items():
+        steer = msg.repeat_steer if msg.HasField("repeat_steer") else None
+        trip = msg.repeat_trip if msg.HasField("repeat_trip") else None
+        out[name] = ToolPolicy(repeat_steer=steer, repeat_trip=trip, judge=not msg.ignore)
+    return out

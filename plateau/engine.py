@@ -33,7 +33,7 @@ import dataclasses
 import threading
 import time
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -44,6 +44,7 @@ from plateau.config import Config
 from plateau.embed import CachedEmbedder, Embedder
 from plateau.errors import InvalidArgument, LimitExceeded, RunNotFound, StepConflict, StoreUnavailable
 from plateau.fuse import fuse
+from plateau.policy import ToolPolicy
 from plateau.signals.information import NEW_FACT_TERMS, InformationTracker
 from plateau.signals.intent import IntentReader, Repetition
 from plateau.signals.memory import RunMemory, is_recurrent
@@ -105,6 +106,8 @@ class _Analysis:
         #: The latest (result, status) of each recent distinct call (tool + canonical args),
         #: oldest first; :meth:`Engine.check` predicts a repeated call's result from it.
         self.call_outcomes: dict[str, tuple[str | None, str]] = {}
+        #: Tool policy the run declared (:mod:`plateau.policy`), over ``Config.tool_policy``.
+        self.tool_policy: dict[str, ToolPolicy] = {}
 
 
 #: Distinct calls whose latest outcome a run remembers for :meth:`Engine.check`.
@@ -118,6 +121,12 @@ def _call_key(step: Step) -> str | None:
     from plateau.signals.progress import canonical_args
 
     return f"{step.tool}\x00{canonical_args(step.args)}"
+
+
+def _declare(analysis: _Analysis, policy: Mapping[str, ToolPolicy]) -> None:
+    """Add a run's declared tool policy to its learned state (a later rule for a tool wins)."""
+    current = getattr(analysis, "tool_policy", None) or {}
+    analysis.tool_policy = {**current, **policy}
 
 
 def _remember_outcome(analysis: _Analysis, step: Step) -> None:
@@ -341,7 +350,14 @@ class Engine:
 
     # ----------------------------------------------------------------- public API
     def observe(
-        self, run_id: str, step: Step, context: str | None = None, *, tenant: str = "", timeout: float | None = None
+        self,
+        run_id: str,
+        step: Step,
+        context: str | None = None,
+        *,
+        tenant: str = "",
+        timeout: float | None = None,
+        tool_policy: Mapping[str, ToolPolicy] | None = None,
     ) -> Verdict:
         """Judge ``step`` of run ``run_id`` and return its :class:`~plateau.types.Verdict`.
 
@@ -362,6 +378,11 @@ class Engine:
         timeout
             Longest wait for in-flight predecessors, in seconds (>= 0); at most
             ``config.order_wait_seconds``, which is the default.
+        tool_policy
+            Per-tool policy the run declares (:mod:`plateau.policy`), on top of
+            ``config.tool_policy``: kept by the run from the step that carries it on (a later
+            declaration for the same tool replaces the earlier one). Not part of the step's
+            identity: a re-send returns the stored verdict whatever it declares.
 
         Raises
         ------
@@ -379,6 +400,7 @@ class Engine:
             The store could not persist the step (it was not applied; retrying is safe).
         """
         self._validate(run_id, step, context)
+        policy = self._validate_policy(tool_policy)
         fingerprint = step.fingerprint()
         key: RunKey = (tenant, run_id)
         wait = self.config.order_wait_seconds if timeout is None else max(0.0, min(timeout, self.config.order_wait_seconds))
@@ -417,7 +439,7 @@ class Engine:
                         if stored is not None:
                             return stored
                         try:
-                            return self._accept(key, record, step, fingerprint, context, text_vec, obs_vec)
+                            return self._accept(key, record, step, fingerprint, context, text_vec, obs_vec, policy)
                         except StaleRecord:  # another process changed the run: read it again
                             continue
                 raise StoreUnavailable(f"store: run {run_id!r} kept changing in other processes; step {step.index} was not applied")
@@ -431,7 +453,15 @@ class Engine:
                         del gate.inflight[step.index]
                     gate.cond.notify_all()
 
-    def check(self, run_id: str, step: Step, context: str | None = None, *, tenant: str = "") -> Verdict:
+    def check(
+        self,
+        run_id: str,
+        step: Step,
+        context: str | None = None,
+        *,
+        tenant: str = "",
+        tool_policy: Mapping[str, ToolPolicy] | None = None,
+    ) -> Verdict:
         """What :meth:`observe` would answer if ``step`` were the run's next step, changing nothing.
 
         A dry run: the step is applied, by the same code as :meth:`observe`, to a deep copy of
@@ -446,7 +476,7 @@ class Engine:
 
         Parameters
         ----------
-        run_id, context, tenant
+        run_id, context, tenant, tool_policy
             As for :meth:`observe`; an unknown run is judged as a new run (nothing is created).
         step
             The step as it would be sent; its ``index`` is ignored (the verdict's
@@ -464,6 +494,7 @@ class Engine:
             The embedding model cannot be loaded.
         """
         self._validate(run_id, step, context)
+        policy = self._validate_policy(tool_policy)
         key: RunKey = (tenant, run_id)
         with self._locked(key):
             record = self.store.get(key)
@@ -484,11 +515,28 @@ class Engine:
             predicted = True
         if context and not record.context:
             record.context = context
+        if policy:
+            _declare(record.analysis, policy)
         text_vec, obs_vec = self._embed(step)
         verdict = self._judge(record, step, text_vec, obs_vec)
         if predicted:
             verdict = dataclasses.replace(verdict, signals={**verdict.signals, "check.predicted_result": 1.0})
         return verdict
+
+    def _validate_policy(self, tool_policy: Mapping[str, ToolPolicy] | None) -> dict[str, ToolPolicy] | None:
+        """A run's declared tool policy, validated against this engine's window (InvalidArgument)."""
+        if not tool_policy:
+            return None
+        from plateau.policy import parse_tool_policy
+
+        policy = parse_tool_policy(tool_policy)
+        for tool, rule in policy.items():
+            if not tool or len(tool) > self.config.max_field_chars:
+                raise InvalidArgument("tool_policy", "tool names must be non-empty and within max_field_chars")
+            if rule.repeat_trip is not None and rule.repeat_trip > self.config.window:
+                limit = self.config.window
+                raise InvalidArgument(f"tool_policy.{tool}", f"repeat_trip {rule.repeat_trip} exceeds the server's window {limit}")
+        return policy
 
     def _check_tenant_room(self, tenant: str, *, evict: bool = False) -> None:
         """Raise ``LimitExceeded`` unless ``tenant`` may start one more run.
@@ -526,6 +574,7 @@ class Engine:
         context: str | None,
         text_vec: np.ndarray | None,
         obs_vec: np.ndarray | None,
+        policy: dict[str, ToolPolicy] | None = None,
     ) -> Verdict:
         """Apply the next step and persist it (called with the run's lock held)."""
         now = self.clock()
@@ -533,12 +582,16 @@ class Engine:
             record = RunRecord(
                 run_id=key[1], context=context or None, analysis=_Analysis(self.config), tenant=key[0], created=now, updated=now
             )
+            if policy:
+                _declare(record.analysis, policy)
             with self._create_lock:  # count and insert atomically, so the tenant limit holds exactly
                 self._check_tenant_room(key[0], evict=True)
                 verdict = self._apply_and_store(key, record, step, fingerprint, text_vec, obs_vec, now)
             return verdict
         if context and not record.context:
             record.context = context
+        if policy:
+            _declare(record.analysis, policy)
         return self._apply_and_store(key, record, step, fingerprint, text_vec, obs_vec, now)
 
     def _apply_and_store(
@@ -574,7 +627,7 @@ class Engine:
         nothing; a tool with its own bounds is judged with them (:func:`~plateau.policy.config_for`)."""
         from plateau.policy import config_for, unjudged_verdict
 
-        config = config_for(self.config, step.tool)
+        config = config_for(self.config, step.tool, getattr(record.analysis, "tool_policy", None))
         if config is None:
             return unjudged_verdict(record.run_id, step.index, record.analysis.breaker.state)
         return self._apply(record, step, text_vec, obs_vec, config)

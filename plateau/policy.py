@@ -3,8 +3,10 @@
 A debugger's ``next``, a status poller or a pager repeats the same call by design; a breaker
 that treats it like any retry halts debugging sessions (gemini-cli's users reported exactly
 this, google-gemini/gemini-cli#9276, and were given only a global off switch, #18008). Plateau
-lets the server's configuration (``Config.tool_policy``, ``plateau serve --tool-policy``)
-declare, per tool name:
+lets the server's configuration (``Config.tool_policy``, ``plateau serve --tool-policy``) or
+a run itself (``tool_policy=`` on ``observe``/``check``, or on a
+:class:`~plateau.session.RunSession`; sent with the steps, kept by the run, and taking
+precedence over the server's rule for the same tool) declare, per tool name:
 
 - its own repeat bounds: the identical-call counts that steer and trip (``repeat_steer``,
   ``repeat_trip``, counted within ``Config.window`` steps, so at most ``window``) and the
@@ -74,10 +76,13 @@ class ToolPolicy:
             raise InvalidArgument("tool_policy.judge", "must be a boolean")
 
 
-def config_for(config: Config, tool: str | None) -> Config | None:
+def config_for(config: Config, tool: str | None, run_policy: Mapping[str, ToolPolicy] | None = None) -> Config | None:
     """The settings a step of ``tool`` is judged with: ``config`` itself, a copy with the
-    tool's own repeat and poll bounds, or None when the tool is never judged."""
-    policy = config.tool_policy.get(tool) if tool is not None else None
+    tool's own repeat and poll bounds, or None when the tool is never judged. A rule the run
+    declared (``run_policy``) takes precedence over the configuration's."""
+    policy = None
+    if tool is not None:
+        policy = (run_policy or {}).get(tool) or config.tool_policy.get(tool)
     if policy is None:
         return config
     if not policy.judge:

@@ -340,7 +340,9 @@ class PlateauService:
             # parsing (JSON args of up to max_field_chars) and judging both run in the pool
             step = convert.step_from_pb(request.step)
             left = max(0.0, budget - (time.monotonic() - started))
-            return convert.verdict_to_pb(self.engine.observe(request.run_id, step, request.context or None, tenant=tenant, timeout=left))
+            policy = convert.tool_policy_from_pb(request.tool_policy) if request.tool_policy else None
+            verdict = self.engine.observe(request.run_id, step, request.context or None, tenant=tenant, timeout=left, tool_policy=policy)
+            return convert.verdict_to_pb(verdict)
 
         try:
             await self._ordered(key, index, budget)
@@ -378,7 +380,8 @@ class PlateauService:
             if not request.HasField("step"):
                 raise InvalidArgument("step", "is required")
             step = convert.step_from_pb(request.step)
-            verdict = await self._run(self.engine.check, request.run_id, step, request.context or None, tenant=tenant)
+            policy = convert.tool_policy_from_pb(request.tool_policy) if request.tool_policy else None
+            verdict = await self._run(self.engine.check, request.run_id, step, request.context or None, tenant=tenant, tool_policy=policy)
             fields["step"] = verdict.step_index
             return convert.verdict_to_pb(verdict)
 

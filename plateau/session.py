@@ -71,6 +71,8 @@ class RunSession:
     next_index
         The index of the next step (int >= 0): 0 for a new run, ``get_run(...).steps`` to
         continue a run this process did not start.
+    tool_policy
+        Per-tool rules this run declares (:mod:`plateau.policy`), sent with its steps.
 
     Attributes
     ----------
@@ -80,19 +82,30 @@ class RunSession:
         The latest verdict of :meth:`observe`, or None.
     """
 
-    def __init__(self, client: Any, run_id: str | None = None, context: str | None = None, *, next_index: int = 0) -> None:
+    def __init__(
+        self,
+        client: Any,
+        run_id: str | None = None,
+        context: str | None = None,
+        *,
+        next_index: int = 0,
+        tool_policy: Mapping[str, Any] | None = None,
+    ) -> None:
         if isinstance(next_index, bool) or not isinstance(next_index, int) or next_index < 0:
             raise InvalidArgument("next_index", f"must be an integer >= 0, got {next_index!r}")
         self.client = client
         self.run_id = run_id if run_id is not None else new_run_id()
         self.context = context
         self.next_index = next_index
+        self.tool_policy = dict(tool_policy) if tool_policy else None
         self.last: Verdict | None = None
 
     def observe(self, step: Step | Mapping[str, Any] | None = None, /, **fields: Any) -> Verdict:
         """Judge the run's next step: a :class:`~plateau.types.Step` or mapping (its index is
         replaced), or keyword fields (``text=``, ``tool=``, ``args=``, ``result=`` …)."""
-        verdict: Verdict = self.client.observe(self.run_id, _build(self.next_index, step, fields), self.context)
+        verdict: Verdict = self.client.observe(
+            self.run_id, _build(self.next_index, step, fields), self.context, tool_policy=self.tool_policy
+        )
         if _recorded(verdict):
             self.next_index = verdict.step_index + 1
         self.last = verdict
@@ -101,7 +114,7 @@ class RunSession:
     def check(self, step: Step | Mapping[str, Any] | None = None, /, **fields: Any) -> Verdict:
         """What :meth:`observe` would answer for this step now, recording nothing (leave
         ``result`` out to ask before the call runs; see :meth:`plateau.client.Client.check`)."""
-        verdict: Verdict = self.client.check(self.run_id, _build(self.next_index, step, fields), self.context)
+        verdict: Verdict = self.client.check(self.run_id, _build(self.next_index, step, fields), self.context, tool_policy=self.tool_policy)
         return verdict
 
     def info(self) -> RunInfo:
@@ -118,18 +131,29 @@ class RunSession:
 class AsyncRunSession:
     """:class:`RunSession` on an :class:`~plateau.aio.AsyncClient`: the same methods, awaited."""
 
-    def __init__(self, client: Any, run_id: str | None = None, context: str | None = None, *, next_index: int = 0) -> None:
+    def __init__(
+        self,
+        client: Any,
+        run_id: str | None = None,
+        context: str | None = None,
+        *,
+        next_index: int = 0,
+        tool_policy: Mapping[str, Any] | None = None,
+    ) -> None:
         if isinstance(next_index, bool) or not isinstance(next_index, int) or next_index < 0:
             raise InvalidArgument("next_index", f"must be an integer >= 0, got {next_index!r}")
         self.client = client
         self.run_id = run_id if run_id is not None else new_run_id()
         self.context = context
         self.next_index = next_index
+        self.tool_policy = dict(tool_policy) if tool_policy else None
         self.last: Verdict | None = None
 
     async def observe(self, step: Step | Mapping[str, Any] | None = None, /, **fields: Any) -> Verdict:
         """Judge the run's next step (see :meth:`RunSession.observe`)."""
-        verdict: Verdict = await self.client.observe(self.run_id, _build(self.next_index, step, fields), self.context)
+        verdict: Verdict = await self.client.observe(
+            self.run_id, _build(self.next_index, step, fields), self.context, tool_policy=self.tool_policy
+        )
         if _recorded(verdict):
             self.next_index = verdict.step_index + 1
         self.last = verdict
@@ -137,7 +161,9 @@ class AsyncRunSession:
 
     async def check(self, step: Step | Mapping[str, Any] | None = None, /, **fields: Any) -> Verdict:
         """What :meth:`observe` would answer now, recording nothing (see :meth:`RunSession.check`)."""
-        verdict: Verdict = await self.client.check(self.run_id, _build(self.next_index, step, fields), self.context)
+        verdict: Verdict = await self.client.check(
+            self.run_id, _build(self.next_index, step, fields), self.context, tool_policy=self.tool_policy
+        )
         return verdict
 
     async def info(self) -> RunInfo:

@@ -65,3 +65,21 @@ def test_policy_text_and_validation() -> None:
     for bad in ("next", "next=3", "next=5:4", "next=a:b", "=ignore", "next=20:40"):
         with pytest.raises(InvalidArgument, match="tool_policy"):
             Config(tool_policy=bad)
+
+
+def test_a_run_declares_its_own_policy_over_grpc(hashing_server: str) -> None:
+    """A session's tool_policy travels with its steps: 6:8 for the debugger, ignore for the poller; bad bounds are refused."""
+    from plateau.errors import InvalidArgument as Invalid
+
+    with Client.remote(hashing_server) as client:
+        run = client.session(tool_policy={"debugger_next": "6:8", "job_status": "ignore"})
+        actions = [run.observe(s).action for s in _stepping(8)]
+        assert actions[:5] == [Action.CONTINUE] * 5 and actions[5] is Action.STEER and actions[7] is Action.TRIP
+        polls = client.session(tool_policy={"job_status": ToolPolicy(judge=False)})
+        assert {polls.observe(s).reasons for s in _stepping(6, tool="job_status")} == {(UNJUDGED_REASON,)}
+        plain = client.session()
+        assert Action.TRIP in [plain.observe(s).action for s in _stepping(6)]
+        with pytest.raises(Invalid, match="window"):
+            client.observe("too-long", _stepping(1)[0], tool_policy={"debugger_next": "20:40"})
+        checked = client.check(run.run_id, {"tool": "job_status", "args": {}})
+        assert checked.reasons == (UNJUDGED_REASON,)  # the run's own rule applies to checks too

@@ -34,6 +34,7 @@ graph thread (``config["configurable"]["thread_id"]``) is its own Plateau run. I
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from typing import Any, Literal
 
 try:
@@ -82,6 +83,8 @@ class PlateauNode:
     on_trip
         ``"raise"`` (:class:`~plateau.integrations.RunTripped` out of ``invoke``) or ``"end"``
         (a ``plateau`` message with the verdict, then ``END``).
+    tool_policy
+        Per-tool rules each run declares (:mod:`plateau.policy`).
 
     Attributes
     ----------
@@ -97,6 +100,7 @@ class PlateauNode:
         context: str | None = None,
         check_before: bool = True,
         on_trip: Literal["raise", "end"] = "raise",
+        tool_policy: Mapping[str, Any] | None = None,
     ) -> None:
         if on_trip not in ("raise", "end"):
             raise ValueError(f"on_trip: must be 'raise' or 'end', got {on_trip!r}")
@@ -105,6 +109,7 @@ class PlateauNode:
         self.context = context
         self.check_before = check_before
         self.on_trip = on_trip
+        self.tool_policy = tool_policy
         self.verdicts: dict[str, list[Verdict]] = {}
         self._runs: dict[str, ChatRun] = {}
         self._lock = threading.Lock()
@@ -115,7 +120,7 @@ class PlateauNode:
             key = f"langgraph-{thread}" if thread is not None else (self.run_id or "")
             run = self._runs.get(key)
             if run is None:
-                run = ChatRun(self.client, key or None, self.context, raise_on_trip=False)
+                run = ChatRun(self.client, key or None, self.context, raise_on_trip=False, tool_policy=self.tool_policy)
                 self._runs[key] = run
                 self.verdicts[run.run_id] = []
             return run

@@ -196,6 +196,9 @@ class ChatRun:
     raise_on_trip
         Raise :class:`~plateau.integrations.RunTripped` from :meth:`update` on a trip
         (default); False returns the trip verdict instead.
+    tool_policy
+        Per-tool rules the run declares (:mod:`plateau.policy`), e.g.
+        ``{"job_status": "ignore"}``.
 
     Attributes
     ----------
@@ -203,8 +206,16 @@ class ChatRun:
         The :class:`~plateau.session.RunSession` (run id, next index, last verdict).
     """
 
-    def __init__(self, client: Any, run_id: str | None = None, context: str | None = None, *, raise_on_trip: bool = True) -> None:
-        self.session = client.session(run_id, context)
+    def __init__(
+        self,
+        client: Any,
+        run_id: str | None = None,
+        context: str | None = None,
+        *,
+        raise_on_trip: bool = True,
+        tool_policy: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.session = client.session(run_id, context, tool_policy=tool_policy)
         self.raise_on_trip = raise_on_trip
         self._converter = _Converter()
 
@@ -239,8 +250,16 @@ class ChatRun:
 class AsyncChatRun:
     """:class:`ChatRun` for an :class:`~plateau.aio.AsyncClient`: the same methods, awaited."""
 
-    def __init__(self, client: Any, run_id: str | None = None, context: str | None = None, *, raise_on_trip: bool = True) -> None:
-        self.session = client.session(run_id, context)
+    def __init__(
+        self,
+        client: Any,
+        run_id: str | None = None,
+        context: str | None = None,
+        *,
+        raise_on_trip: bool = True,
+        tool_policy: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.session = client.session(run_id, context, tool_policy=tool_policy)
         self.raise_on_trip = raise_on_trip
         self._converter = _Converter()
 

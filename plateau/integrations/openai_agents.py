@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from typing import Any
 
 try:
@@ -91,6 +92,8 @@ class PlateauRunHooks(RunHooks[Any]):
     raise_on_trip
         Raise :class:`~plateau.integrations.RunTripped` on a trip (default). False records the
         verdict and lets the run go on (observe-only mode).
+    tool_policy
+        Per-tool rules the run declares (:mod:`plateau.policy`).
 
     Attributes
     ----------
@@ -103,9 +106,16 @@ class PlateauRunHooks(RunHooks[Any]):
     """
 
     def __init__(
-        self, client: Any, run_id: str | None = None, context: str | None = None, *, check_before: bool = True, raise_on_trip: bool = True
+        self,
+        client: Any,
+        run_id: str | None = None,
+        context: str | None = None,
+        *,
+        check_before: bool = True,
+        raise_on_trip: bool = True,
+        tool_policy: Mapping[str, Any] | None = None,
     ) -> None:
-        self.session = client.session(run_id, context)
+        self.session = client.session(run_id, context, tool_policy=tool_policy)
         self.check_before = check_before
         self.raise_on_trip = raise_on_trip
         self.verdicts: list[Verdict] = []

@@ -24,47 +24,57 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18plateau/v1/plateau.proto\x12\nplateau.v1\"\x99\x01\n\x08Progress\x12\x19\n\x0ctests_passed\x18\x01 \x01(\x03H\x00\x88\x01\x01\x12\x19\n\x0ctests_failed\x18\x02 \x01(\x03H\x01\x88\x01\x01\x12\x15\n\rfiles_changed\x18\x03 \x03(\t\x12\x13\n\x06metric\x18\x04 \x01(\x01H\x02\x88\x01\x01\x42\x0f\n\r_tests_passedB\x0f\n\r_tests_failedB\t\n\x07_metric\"\xd1\x01\n\x04Step\x12\r\n\x05index\x18\x01 \x01(\x03\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x0c\n\x04tool\x18\x03 \x01(\t\x12\x11\n\targs_json\x18\x04 \x01(\x0c\x12\x13\n\x06result\x18\x05 \x01(\tH\x00\x88\x01\x01\x12&\n\x06status\x18\x06 \x01(\x0e\x32\x16.plateau.v1.ToolStatus\x12&\n\x08progress\x18\x07 \x01(\x0b\x32\x14.plateau.v1.Progress\x12\x0c\n\x04user\x18\x08 \x01(\t\x12\r\n\x05\x61gent\x18\t \x01(\tB\t\n\x07_result\"Q\n\x0eObserveRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x1e\n\x04step\x18\x02 \x01(\x0b\x32\x10.plateau.v1.Step\x12\x0f\n\x07\x63ontext\x18\x03 \x01(\t\"O\n\x0c\x43heckRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x1e\n\x04step\x18\x02 \x01(\x0b\x32\x10.plateau.v1.Step\x12\x0f\n\x07\x63ontext\x18\x03 \x01(\t\"\x8e\x02\n\x07Verdict\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x12\n\nstep_index\x18\x02 \x01(\x03\x12\"\n\x06\x61\x63tion\x18\x03 \x01(\x0e\x32\x12.plateau.v1.Action\x12\'\n\x05state\x18\x04 \x01(\x0e\x32\x18.plateau.v1.BreakerState\x12\r\n\x05score\x18\x05 \x01(\x01\x12\x0f\n\x07reasons\x18\x06 \x03(\t\x12\x31\n\x07signals\x18\x07 \x03(\x0b\x32 .plateau.v1.Verdict.SignalsEntry\x12\x0f\n\x07message\x18\x08 \x01(\t\x1a.\n\x0cSignalsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"!\n\x0fResetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"\x1f\n\rEndRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"\"\n\x10\x44\x65leteRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"\x8e\x02\n\x07RunInfo\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\'\n\x05state\x18\x02 \x01(\x0e\x32\x18.plateau.v1.BreakerState\x12\r\n\x05steps\x18\x03 \x01(\x03\x12\x0e\n\x06steers\x18\x04 \x01(\x03\x12\r\n\x05\x65nded\x18\x05 \x01(\x08\x12\x0f\n\x07\x63ontext\x18\x06 \x01(\t\x12)\n\x0clast_verdict\x18\x07 \x01(\x0b\x32\x13.plateau.v1.Verdict\x12\x1c\n\x0f\x62\x61seline_center\x18\x08 \x01(\x01H\x00\x88\x01\x01\x12\x1b\n\x0e\x62\x61seline_scale\x18\t \x01(\x01H\x01\x88\x01\x01\x42\x12\n\x10_baseline_centerB\x11\n\x0f_baseline_scale\"?\n\x0cGuardRequest\x12\x0f\n\x07\x63hannel\x18\x01 \x01(\t\x12\r\n\x05\x63hunk\x18\x02 \x01(\t\x12\x0f\n\x07\x63ontext\x18\x03 \x01(\t\"\x9b\x02\n\x0cGuardVerdict\x12\x0f\n\x07\x63hannel\x18\x01 \x01(\t\x12\r\n\x05\x66ired\x18\x02 \x01(\x08\x12\r\n\x05\x63hars\x18\x03 \x01(\x03\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0c\n\x04unit\x18\x05 \x01(\t\x12\x13\n\x06period\x18\x06 \x01(\x03H\x00\x88\x01\x01\x12\x17\n\nloop_start\x18\x07 \x01(\x03H\x01\x88\x01\x01\x12\x17\n\ncut_offset\x18\x08 \x01(\x03H\x02\x88\x01\x01\x12\x1b\n\x0e\x66ired_at_chunk\x18\t \x01(\x03H\x03\x88\x01\x01\x12\r\n\x05steer\x18\n \x01(\x08\x12\x0f\n\x07message\x18\x0b \x01(\tB\t\n\x07_periodB\r\n\x0b_loop_startB\r\n\x0b_cut_offsetB\x11\n\x0f_fired_at_chunk*X\n\x06\x41\x63tion\x12\x16\n\x12\x41\x43TION_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x41\x43TION_CONTINUE\x10\x01\x12\x10\n\x0c\x41\x43TION_STEER\x10\x02\x12\x0f\n\x0b\x41\x43TION_TRIP\x10\x03*\xb7\x01\n\x0c\x42reakerState\x12\x1d\n\x19\x42REAKER_STATE_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x42REAKER_STATE_CALIBRATING\x10\x01\x12\x18\n\x14\x42REAKER_STATE_CLOSED\x10\x02\x12\x1a\n\x16\x42REAKER_STATE_STEERING\x10\x03\x12\x16\n\x12\x42REAKER_STATE_OPEN\x10\x04\x12\x1b\n\x17\x42REAKER_STATE_HALF_OPEN\x10\x05*T\n\nToolStatus\x12\x1b\n\x17TOOL_STATUS_UNSPECIFIED\x10\x00\x12\x12\n\x0eTOOL_STATUS_OK\x10\x01\x12\x15\n\x11TOOL_STATUS_ERROR\x10\x02\x32\xfc\x03\n\x07Plateau\x12:\n\x07Observe\x12\x1a.plateau.v1.ObserveRequest\x1a\x13.plateau.v1.Verdict\x12\x44\n\rObserveStream\x12\x1a.plateau.v1.ObserveRequest\x1a\x13.plateau.v1.Verdict(\x01\x30\x01\x12\x38\n\x06GetRun\x12\x19.plateau.v1.GetRunRequest\x1a\x13.plateau.v1.RunInfo\x12<\n\x08ResetRun\x12\x1b.plateau.v1.ResetRunRequest\x1a\x13.plateau.v1.RunInfo\x12\x38\n\x06\x45ndRun\x12\x19.plateau.v1.EndRunRequest\x1a\x13.plateau.v1.RunInfo\x12>\n\tDeleteRun\x12\x1c.plateau.v1.DeleteRunRequest\x1a\x13.plateau.v1.RunInfo\x12\x45\n\x0bGuardStream\x12\x18.plateau.v1.GuardRequest\x1a\x18.plateau.v1.GuardVerdict(\x01\x30\x01\x12\x36\n\x05\x43heck\x12\x18.plateau.v1.CheckRequest\x1a\x13.plateau.v1.Verdictb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18plateau/v1/plateau.proto\x12\nplateau.v1\"\x99\x01\n\x08Progress\x12\x19\n\x0ctests_passed\x18\x01 \x01(\x03H\x00\x88\x01\x01\x12\x19\n\x0ctests_failed\x18\x02 \x01(\x03H\x01\x88\x01\x01\x12\x15\n\rfiles_changed\x18\x03 \x03(\t\x12\x13\n\x06metric\x18\x04 \x01(\x01H\x02\x88\x01\x01\x42\x0f\n\r_tests_passedB\x0f\n\r_tests_failedB\t\n\x07_metric\"\xd1\x01\n\x04Step\x12\r\n\x05index\x18\x01 \x01(\x03\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x0c\n\x04tool\x18\x03 \x01(\t\x12\x11\n\targs_json\x18\x04 \x01(\x0c\x12\x13\n\x06result\x18\x05 \x01(\tH\x00\x88\x01\x01\x12&\n\x06status\x18\x06 \x01(\x0e\x32\x16.plateau.v1.ToolStatus\x12&\n\x08progress\x18\x07 \x01(\x0b\x32\x14.plateau.v1.Progress\x12\x0c\n\x04user\x18\x08 \x01(\t\x12\r\n\x05\x61gent\x18\t \x01(\tB\t\n\x07_result\"r\n\nToolPolicy\x12\x19\n\x0crepeat_steer\x18\x01 \x01(\x03H\x00\x88\x01\x01\x12\x18\n\x0brepeat_trip\x18\x02 \x01(\x03H\x01\x88\x01\x01\x12\x0e\n\x06ignore\x18\x03 \x01(\x08\x42\x0f\n\r_repeat_steerB\x0e\n\x0c_repeat_trip\"\xdd\x01\n\x0eObserveRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x1e\n\x04step\x18\x02 \x01(\x0b\x32\x10.plateau.v1.Step\x12\x0f\n\x07\x63ontext\x18\x03 \x01(\t\x12?\n\x0btool_policy\x18\x04 \x03(\x0b\x32*.plateau.v1.ObserveRequest.ToolPolicyEntry\x1aI\n\x0fToolPolicyEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.plateau.v1.ToolPolicy:\x02\x38\x01\"\xd9\x01\n\x0c\x43heckRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x1e\n\x04step\x18\x02 \x01(\x0b\x32\x10.plateau.v1.Step\x12\x0f\n\x07\x63ontext\x18\x03 \x01(\t\x12=\n\x0btool_policy\x18\x04 \x03(\x0b\x32(.plateau.v1.CheckRequest.ToolPolicyEntry\x1aI\n\x0fToolPolicyEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.plateau.v1.ToolPolicy:\x02\x38\x01\"\x8e\x02\n\x07Verdict\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x12\n\nstep_index\x18\x02 \x01(\x03\x12\"\n\x06\x61\x63tion\x18\x03 \x01(\x0e\x32\x12.plateau.v1.Action\x12\'\n\x05state\x18\x04 \x01(\x0e\x32\x18.plateau.v1.BreakerState\x12\r\n\x05score\x18\x05 \x01(\x01\x12\x0f\n\x07reasons\x18\x06 \x03(\t\x12\x31\n\x07signals\x18\x07 \x03(\x0b\x32 .plateau.v1.Verdict.SignalsEntry\x12\x0f\n\x07message\x18\x08 \x01(\t\x1a.\n\x0cSignalsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"!\n\x0fResetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"\x1f\n\rEndRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"\"\n\x10\x44\x65leteRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"\x8e\x02\n\x07RunInfo\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\'\n\x05state\x18\x02 \x01(\x0e\x32\x18.plateau.v1.BreakerState\x12\r\n\x05steps\x18\x03 \x01(\x03\x12\x0e\n\x06steers\x18\x04 \x01(\x03\x12\r\n\x05\x65nded\x18\x05 \x01(\x08\x12\x0f\n\x07\x63ontext\x18\x06 \x01(\t\x12)\n\x0clast_verdict\x18\x07 \x01(\x0b\x32\x13.plateau.v1.Verdict\x12\x1c\n\x0f\x62\x61seline_center\x18\x08 \x01(\x01H\x00\x88\x01\x01\x12\x1b\n\x0e\x62\x61seline_scale\x18\t \x01(\x01H\x01\x88\x01\x01\x42\x12\n\x10_baseline_centerB\x11\n\x0f_baseline_scale\"?\n\x0cGuardRequest\x12\x0f\n\x07\x63hannel\x18\x01 \x01(\t\x12\r\n\x05\x63hunk\x18\x02 \x01(\t\x12\x0f\n\x07\x63ontext\x18\x03 \x01(\t\"\x9b\x02\n\x0cGuardVerdict\x12\x0f\n\x07\x63hannel\x18\x01 \x01(\t\x12\r\n\x05\x66ired\x18\x02 \x01(\x08\x12\r\n\x05\x63hars\x18\x03 \x01(\x03\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0c\n\x04unit\x18\x05 \x01(\t\x12\x13\n\x06period\x18\x06 \x01(\x03H\x00\x88\x01\x01\x12\x17\n\nloop_start\x18\x07 \x01(\x03H\x01\x88\x01\x01\x12\x17\n\ncut_offset\x18\x08 \x01(\x03H\x02\x88\x01\x01\x12\x1b\n\x0e\x66ired_at_chunk\x18\t \x01(\x03H\x03\x88\x01\x01\x12\r\n\x05steer\x18\n \x01(\x08\x12\x0f\n\x07message\x18\x0b \x01(\tB\t\n\x07_periodB\r\n\x0b_loop_startB\r\n\x0b_cut_offsetB\x11\n\x0f_fired_at_chunk*X\n\x06\x41\x63tion\x12\x16\n\x12\x41\x43TION_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x41\x43TION_CONTINUE\x10\x01\x12\x10\n\x0c\x41\x43TION_STEER\x10\x02\x12\x0f\n\x0b\x41\x43TION_TRIP\x10\x03*\xb7\x01\n\x0c\x42reakerState\x12\x1d\n\x19\x42REAKER_STATE_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x42REAKER_STATE_CALIBRATING\x10\x01\x12\x18\n\x14\x42REAKER_STATE_CLOSED\x10\x02\x12\x1a\n\x16\x42REAKER_STATE_STEERING\x10\x03\x12\x16\n\x12\x42REAKER_STATE_OPEN\x10\x04\x12\x1b\n\x17\x42REAKER_STATE_HALF_OPEN\x10\x05*T\n\nToolStatus\x12\x1b\n\x17TOOL_STATUS_UNSPECIFIED\x10\x00\x12\x12\n\x0eTOOL_STATUS_OK\x10\x01\x12\x15\n\x11TOOL_STATUS_ERROR\x10\x02\x32\xfc\x03\n\x07Plateau\x12:\n\x07Observe\x12\x1a.plateau.v1.ObserveRequest\x1a\x13.plateau.v1.Verdict\x12\x44\n\rObserveStream\x12\x1a.plateau.v1.ObserveRequest\x1a\x13.plateau.v1.Verdict(\x01\x30\x01\x12\x38\n\x06GetRun\x12\x19.plateau.v1.GetRunRequest\x1a\x13.plateau.v1.RunInfo\x12<\n\x08ResetRun\x12\x1b.plateau.v1.ResetRunRequest\x1a\x13.plateau.v1.RunInfo\x12\x38\n\x06\x45ndRun\x12\x19.plateau.v1.EndRunRequest\x1a\x13.plateau.v1.RunInfo\x12>\n\tDeleteRun\x12\x1c.plateau.v1.DeleteRunRequest\x1a\x13.plateau.v1.RunInfo\x12\x45\n\x0bGuardStream\x12\x18.plateau.v1.GuardRequest\x1a\x18.plateau.v1.GuardVerdict(\x01\x30\x01\x12\x36\n\x05\x43heck\x12\x18.plateau.v1.CheckRequest\x1a\x13.plateau.v1.Verdictb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'plateau.v1.plateau_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_OBSERVEREQUEST_TOOLPOLICYENTRY']._loaded_options = None
+  _globals['_OBSERVEREQUEST_TOOLPOLICYENTRY']._serialized_options = b'8\001'
+  _globals['_CHECKREQUEST_TOOLPOLICYENTRY']._loaded_options = None
+  _globals['_CHECKREQUEST_TOOLPOLICYENTRY']._serialized_options = b'8\001'
   _globals['_VERDICT_SIGNALSENTRY']._loaded_options = None
   _globals['_VERDICT_SIGNALSENTRY']._serialized_options = b'8\001'
-  _globals['_ACTION']._serialized_start=1606
-  _globals['_ACTION']._serialized_end=1694
-  _globals['_BREAKERSTATE']._serialized_start=1697
-  _globals['_BREAKERSTATE']._serialized_end=1880
-  _globals['_TOOLSTATUS']._serialized_start=1882
-  _globals['_TOOLSTATUS']._serialized_end=1966
+  _globals['_ACTION']._serialized_start=2002
+  _globals['_ACTION']._serialized_end=2090
+  _globals['_BREAKERSTATE']._serialized_start=2093
+  _globals['_BREAKERSTATE']._serialized_end=2276
+  _globals['_TOOLSTATUS']._serialized_start=2278
+  _globals['_TOOLSTATUS']._serialized_end=2362
   _globals['_PROGRESS']._serialized_start=41
   _globals['_PROGRESS']._serialized_end=194
   _globals['_STEP']._serialized_start=197
   _globals['_STEP']._serialized_end=406
-  _globals['_OBSERVEREQUEST']._serialized_start=408
-  _globals['_OBSERVEREQUEST']._serialized_end=489
-  _globals['_CHECKREQUEST']._serialized_start=491
-  _globals['_CHECKREQUEST']._serialized_end=570
-  _globals['_VERDICT']._serialized_start=573
-  _globals['_VERDICT']._serialized_end=843
-  _globals['_VERDICT_SIGNALSENTRY']._serialized_start=797
-  _globals['_VERDICT_SIGNALSENTRY']._serialized_end=843
-  _globals['_GETRUNREQUEST']._serialized_start=845
-  _globals['_GETRUNREQUEST']._serialized_end=876
-  _globals['_RESETRUNREQUEST']._serialized_start=878
-  _globals['_RESETRUNREQUEST']._serialized_end=911
-  _globals['_ENDRUNREQUEST']._serialized_start=913
-  _globals['_ENDRUNREQUEST']._serialized_end=944
-  _globals['_DELETERUNREQUEST']._serialized_start=946
-  _globals['_DELETERUNREQUEST']._serialized_end=980
-  _globals['_RUNINFO']._serialized_start=983
-  _globals['_RUNINFO']._serialized_end=1253
-  _globals['_GUARDREQUEST']._serialized_start=1255
-  _globals['_GUARDREQUEST']._serialized_end=1318
-  _globals['_GUARDVERDICT']._serialized_start=1321
-  _globals['_GUARDVERDICT']._serialized_end=1604
-  _globals['_PLATEAU']._serialized_start=1969
-  _globals['_PLATEAU']._serialized_end=2477
+  _globals['_TOOLPOLICY']._serialized_start=408
+  _globals['_TOOLPOLICY']._serialized_end=522
+  _globals['_OBSERVEREQUEST']._serialized_start=525
+  _globals['_OBSERVEREQUEST']._serialized_end=746
+  _globals['_OBSERVEREQUEST_TOOLPOLICYENTRY']._serialized_start=673
+  _globals['_OBSERVEREQUEST_TOOLPOLICYENTRY']._serialized_end=746
+  _globals['_CHECKREQUEST']._serialized_start=749
+  _globals['_CHECKREQUEST']._serialized_end=966
+  _globals['_CHECKREQUEST_TOOLPOLICYENTRY']._serialized_start=673
+  _globals['_CHECKREQUEST_TOOLPOLICYENTRY']._serialized_end=746
+  _globals['_VERDICT']._serialized_start=969
+  _globals['_VERDICT']._serialized_end=1239
+  _globals['_VERDICT_SIGNALSENTRY']._serialized_start=1193
+  _globals['_VERDICT_SIGNALSENTRY']._serialized_end=1239
+  _globals['_GETRUNREQUEST']._serialized_start=1241
+  _globals['_GETRUNREQUEST']._serialized_end=1272
+  _globals['_RESETRUNREQUEST']._serialized_start=1274
+  _globals['_RESETRUNREQUEST']._serialized_end=1307
+  _globals['_ENDRUNREQUEST']._serialized_start=1309
+  _globals['_ENDRUNREQUEST']._serialized_end=1340
+  _globals['_DELETERUNREQUEST']._serialized_start=1342
+  _globals['_DELETERUNREQUEST']._serialized_end=1376
+  _globals['_RUNINFO']._serialized_start=1379
+  _globals['_RUNINFO']._serialized_end=1649
+  _globals['_GUARDREQUEST']._serialized_start=1651
+  _globals['_GUARDREQUEST']._serialized_end=1714
+  _globals['_GUARDVERDICT']._serialized_start=1717
+  _globals['_GUARDVERDICT']._serialized_end=2000
+  _globals['_PLATEAU']._serialized_start=2365
+  _globals['_PLATEAU']._serialized_end=2873
 # @@protoc_insertion_point(module_scope)

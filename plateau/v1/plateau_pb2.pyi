@@ -76,25 +76,53 @@ class Step(_message.Message):
     agent: str
     def __init__(self, index: _Optional[int] = ..., text: _Optional[str] = ..., tool: _Optional[str] = ..., args_json: _Optional[bytes] = ..., result: _Optional[str] = ..., status: _Optional[_Union[ToolStatus, str]] = ..., progress: _Optional[_Union[Progress, _Mapping]] = ..., user: _Optional[str] = ..., agent: _Optional[str] = ...) -> None: ...
 
+class ToolPolicy(_message.Message):
+    __slots__ = ("repeat_steer", "repeat_trip", "ignore")
+    REPEAT_STEER_FIELD_NUMBER: _ClassVar[int]
+    REPEAT_TRIP_FIELD_NUMBER: _ClassVar[int]
+    IGNORE_FIELD_NUMBER: _ClassVar[int]
+    repeat_steer: int
+    repeat_trip: int
+    ignore: bool
+    def __init__(self, repeat_steer: _Optional[int] = ..., repeat_trip: _Optional[int] = ..., ignore: _Optional[bool] = ...) -> None: ...
+
 class ObserveRequest(_message.Message):
-    __slots__ = ("run_id", "step", "context")
+    __slots__ = ("run_id", "step", "context", "tool_policy")
+    class ToolPolicyEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: ToolPolicy
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[ToolPolicy, _Mapping]] = ...) -> None: ...
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     STEP_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    TOOL_POLICY_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     step: Step
     context: str
-    def __init__(self, run_id: _Optional[str] = ..., step: _Optional[_Union[Step, _Mapping]] = ..., context: _Optional[str] = ...) -> None: ...
+    tool_policy: _containers.MessageMap[str, ToolPolicy]
+    def __init__(self, run_id: _Optional[str] = ..., step: _Optional[_Union[Step, _Mapping]] = ..., context: _Optional[str] = ..., tool_policy: _Optional[_Mapping[str, ToolPolicy]] = ...) -> None: ...
 
 class CheckRequest(_message.Message):
-    __slots__ = ("run_id", "step", "context")
+    __slots__ = ("run_id", "step", "context", "tool_policy")
+    class ToolPolicyEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: ToolPolicy
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[ToolPolicy, _Mapping]] = ...) -> None: ...
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     STEP_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    TOOL_POLICY_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     step: Step
     context: str
-    def __init__(self, run_id: _Optional[str] = ..., step: _Optional[_Union[Step, _Mapping]] = ..., context: _Optional[str] = ...) -> None: ...
+    tool_policy: _containers.MessageMap[str, ToolPolicy]
+    def __init__(self, run_id: _Optional[str] = ..., step: _Optional[_Union[Step, _Mapping]] = ..., context: _Optional[str] = ..., tool_policy: _Optional[_Mapping[str, ToolPolicy]] = ...) -> None: ...
 
 class Verdict(_message.Message):
     __slots__ = ("run_id", "step_index", "action", "state", "score", "reasons", "signals", "message")

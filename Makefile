@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 PATHS  ?= examples
 TORCH  := torch==2.13.0
 
-.PHONY: demo test install lint proto netns-demo
+.PHONY: demo test install lint proto docs netns-demo
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ lint: $(STAMP)
 
 proto: $(STAMP)
 	$(PY) scripts/gen_proto.py
+
+## The API reference (HTML from the docstrings, pdoc) under docs/api/.
+docs: $(STAMP)
+	rm -rf docs/api && $(PY) scripts/gen_docs.py
 
 ## Two hosts on one machine (root): server and agent in two network namespaces.
 netns-demo: $(STAMP)

@@ -36,7 +36,9 @@ def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'plateau' has no attribute {name!r}")
-    return getattr(import_module(module), name)
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # resolved once; later lookups skip this function
+    return value
 
 
 def __dir__() -> list[str]:

@@ -7,17 +7,19 @@ its :class:`~plateau.types.Verdict`) as one figure with three panels sharing the
    trip); when the run is labelled, the acceptable verdicts (a cell split in stripes when
    several are acceptable) with a cross over every step where Plateau is outside them; and
    the harness's progress markers (tests passing / failing, files changed, metric).
-2. **Semantic movement** -- ``novelty`` (cosine distance to the nearest of the recent steps,
-   the movement the calibrated test judges), ``delta`` (distance to the previous step), the
-   calibrated baseline band ``center ± scale`` once warm-up is over, the warm-up span, and
-   the absolute near-duplicate floor.
-3. **Stall evidence** -- the fused stall score per step (bars coloured by action) against
-   the steer (0.5) and trip (1.0) levels, and the semantic CUSUM statistic divided by its
-   trip level, so both cross the trip line together (and the information-gain CUSUM, when the
-   engine reports ``info_cusum``); the reasons of the first steer and the first trip.
+2. **How much each step moves in meaning** -- ``novelty`` (distance to the most similar
+   recent step, what the calibrated test judges), ``delta`` (distance to the previous step),
+   the run's normal movement learned during warm-up (``center ± scale``), the line below
+   which a step counts as stalling, the warm-up span, and the near-identical floor.
+3. **Evidence that the run is stuck** -- the stall score per step (bars coloured by action)
+   against the steer (0.5) and trip (1.0) levels, and the accumulated evidence of slow
+   movement (the CUSUM divided by its trip level, so it crosses the trip line when it would
+   trip; and the accumulated lack of new content, when the engine reports ``info_cusum``);
+   the reasons of the first steer and the first trip.
 
 The labelled onset (``expected.onset``) and Plateau's first trip are vertical lines across
-every panel; the title names the case and the outcome.
+every panel; the title names the case and the outcome. Every mark has a legend entry in
+plain words, and the legends sit outside the panels so that nothing is drawn over the data.
 
 Only the object-oriented API is used (``matplotlib.figure.Figure`` saved through the Agg
 canvas), so nothing here touches pyplot's global state or needs a display.
@@ -166,11 +168,15 @@ def plot_trace(trace: Any, *, config: Any = None, title: str | None = None, widt
     ax_v.tick_params(axis="x", labelbottom=False)
     for side in ("top", "right", "left"):
         ax_v.spines[side].set_visible(False)
-    strip_legend: list[Artist] = [Patch(color=ACTION_COLORS[a], label=a) for a in _ORDER]
+    strip_legend: list[Artist] = [Patch(color=ACTION_COLORS[a], label=f"Plateau: {a}") for a in _ORDER]
     if per_step is not None:
-        strip_legend.append(Line2D([], [], marker="x", color="black", lw=0, mew=2, label="outside expected"))
+        strip_legend.append(Patch(facecolor="white", edgecolor="#888888", label="expected: the verdicts allowed (stripes: several)"))
+    if per_step is not None:
+        strip_legend.append(Line2D([], [], marker="x", color="black", lw=0, mew=2, label="Plateau differs from the expected"))
     if has_progress:
-        strip_legend.append(Line2D([], [], marker="^", color=_PROGRESS, lw=0, label="progress: tests passed/failed, Nf = N files changed"))
+        strip_legend.append(
+            Line2D([], [], marker="^", color=_PROGRESS, lw=0, label="progress reported: tests passed/failed, Nf = N files changed")
+        )
     ax_v.legend(handles=strip_legend, loc="lower left", bbox_to_anchor=(1.0, 0.0), fontsize=8, frameon=False)
 
     # ------------------------------------------------------------- semantic movement
@@ -181,10 +187,8 @@ def plot_trace(trace: Any, *, config: Any = None, title: str | None = None, widt
     calibrating = [v.signals.get("calibrating", 0.0) >= 0.5 for v in verdicts]
     warm_end = next((i for i, c in enumerate(calibrating) if not c), n)
     if warm_end > 0:
-        ax_m.axvspan(-0.5, warm_end - 0.5, color="#eeeeee", zorder=0)
-        warm_label = "warm-up" if warm_end < n else "warm-up (baseline not ready)"
-        ax_m.text(min(warm_end, n) / 2 - 0.5, 0.97, warm_label, transform=ax_m.get_xaxis_transform(),
-                  ha="center", va="top", fontsize=8, color="#666666")
+        warm_label = "warm-up: learning this run's normal movement" + ("" if warm_end < n else " (not finished)")
+        ax_m.axvspan(-0.5, warm_end - 0.5, color="#eeeeee", zorder=0, label=warm_label)
     # The baseline is drawn from the first step it judged (the step that completes warm-up
     # already reports the baseline it just learned, but was not judged against it).
     center = [math.nan if cal else c for c, cal in zip(center, calibrating, strict=True)]
@@ -192,65 +196,60 @@ def plot_trace(trace: Any, *, config: Any = None, title: str | None = None, widt
     hi = [c + s if not (math.isnan(c) or math.isnan(s)) else math.nan for c, s in zip(center, scale, strict=True)]
     has_band = any(not math.isnan(v) for v in lo)
     if has_band:
-        ax_m.fill_between(xs, lo, hi, color=_BAND, alpha=0.55, step="mid", lw=0, label="calibrated baseline: center ± scale")
-        ax_m.plot(xs, center, color="#4a90c2", lw=1, ls=":", drawstyle="steps-mid")
+        ax_m.fill_between(xs, lo, hi, color=_BAND, alpha=0.55, step="mid", lw=0, label="this run's normal movement (center ± scale)")
+        ax_m.plot(xs, center, color="#4a90c2", lw=1, ls=":", drawstyle="steps-mid", label="its center")
         allowance = [c - cfg.cusum_k * s if not (math.isnan(c) or math.isnan(s)) else math.nan for c, s in zip(center, scale, strict=True)]
         ax_m.plot(xs, allowance, color="#08519c", lw=1, ls="--", drawstyle="steps-mid", alpha=0.8,
-                  label=f"center − {cfg.cusum_k:g}·scale: below it adds to the CUSUM")
-    ax_m.plot(xs, delta, color=_DELTA, lw=1.1, ls="--", marker=".", markersize=4, label="delta (vs previous step)")
-    ax_m.plot(xs, novelty, color=_MOVE, lw=2, marker="o", markersize=4.5, label="novelty (vs nearest recent step)")
-    ax_m.axhline(cfg.near_duplicate_eps, color="#b03060", lw=0.9, ls=(0, (1, 2)))
-    ax_m.text(1.0, cfg.near_duplicate_eps, " near-duplicate", transform=ax_m.get_yaxis_transform(),
-              va="center", ha="left", fontsize=7, color="#b03060")
+                  label=f"below this (center − {cfg.cusum_k:g}·scale) a step counts as stalling")
+    ax_m.plot(xs, delta, color=_DELTA, lw=1.1, ls="--", marker=".", markersize=4, label="delta: change from the previous step")
+    ax_m.plot(xs, novelty, color=_MOVE, lw=2, marker="o", markersize=4.5, label="novelty: distance to the most similar recent step")
+    ax_m.axhline(cfg.near_duplicate_eps, color="#b03060", lw=0.9, ls=(0, (1, 2)), label="below this: a near-identical step")
     finite = [v for v in novelty + delta + hi if not math.isnan(v)]
     ax_m.set_ylim(0, max(0.1, max(finite) * 1.12) if finite else 1.0)
-    ax_m.set_ylabel("cosine distance")
-    ax_m.set_title("semantic movement", loc="left", fontsize=10)
+    ax_m.set_ylabel("distance in meaning\n(0 = the same)")
+    ax_m.set_title("how much each step moves in meaning", loc="left", fontsize=10)
     ax_m.tick_params(axis="x", labelbottom=False)
-    ax_m.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     ax_m.grid(axis="y", alpha=0.3)
 
     # ------------------------------------------------------------- stall evidence
     scores = [float(v.score) for v in verdicts]
-    ax_s.bar(xs, scores, width=0.7, color=[ACTION_COLORS[a] for a in actions], alpha=0.85, label="stall score (bar colour = action)")
+    ax_s.bar(xs, scores, width=0.7, color=[ACTION_COLORS[a] for a in actions], alpha=0.85, label="stall score (bar colour: Plateau's action)")
     cusum = [c / cfg.cusum_trip for c in _signal(verdicts, "cusum")]
     # Scores are capped at 2; the CUSUM keeps growing in a long stall: clip it at the top.
     info_values = [float(v.signals["info_cusum"]) / cfg.cusum_trip for v in verdicts if "info_cusum" in v.signals]
-    ymax = max(1.3, min(2.35, max(scores + [c for c in cusum if not math.isnan(c)] + info_values, default=0.0) * 1.2))
+    # headroom above the data for the first steer/trip notes in the top-left corner
+    ymax = max(1.5, min(2.9, max(scores + [c for c in cusum if not math.isnan(c)] + info_values, default=0.0) * 1.45))
     top = ymax * 0.97
     shown = [min(c, top) if not math.isnan(c) else c for c in cusum]
-    ax_s.plot(xs, shown, color=_CUSUM, lw=1.6, marker=".", markersize=5, label=f"CUSUM ÷ its trip level ({cfg.cusum_trip:g})")
+    ax_s.plot(xs, shown, color=_CUSUM, lw=1.6, marker=".", markersize=5, label="accumulated slow movement (1 = enough to trip)")
     info = [c / cfg.cusum_trip for c in _signal(verdicts, "info_cusum")]
     if any(not math.isnan(c) for c in info):
         ax_s.plot(xs, [min(c, top) if not math.isnan(c) else c for c in info], color=_INFO, lw=1.3, ls="--", marker=".",
-                  markersize=4, label=f"information-gain CUSUM ÷ {cfg.cusum_trip:g}")
+                  markersize=4, label="accumulated lack of new content (1 = enough to trip)")
     clipped = [i for i, c in enumerate(cusum) if not math.isnan(c) and c > top]
     if clipped:
-        ax_s.plot(clipped, [top] * len(clipped), lw=0, marker="^", color=_CUSUM, markersize=6, label="CUSUM above the scale")
-    ax_s.axhline(0.5, color=ACTION_COLORS["steer"], lw=1, ls="--")
-    ax_s.axhline(1.0, color=ACTION_COLORS["trip"], lw=1, ls="--")
-    # level labels inside the panel, on the left (the legend sits outside on the right)
-    ax_s.text(0.003, 0.5, "steer level", transform=ax_s.get_yaxis_transform(), va="bottom", fontsize=8, color=ACTION_COLORS["steer"])
-    ax_s.text(0.003, 1.0, "trip level", transform=ax_s.get_yaxis_transform(), va="bottom", fontsize=8, color=ACTION_COLORS["trip"])
-    for i, label in enumerate(labels):
-        if label:
-            ax_s.axvline(i, color=_PROGRESS, lw=0.8, alpha=0.35, zorder=0)
+        ax_s.plot(clipped, [top] * len(clipped), lw=0, marker="^", color=_CUSUM, markersize=6, label="off the top of the scale")
+    ax_s.axhline(0.5, color=ACTION_COLORS["steer"], lw=1, ls="--", label="steer level (0.5)")
+    ax_s.axhline(1.0, color=ACTION_COLORS["trip"], lw=1, ls="--", label="trip level (1.0)")
+    marked = [i for i, label in enumerate(labels) if label]
+    for k, i in enumerate(marked):
+        ax_s.axvline(i, color=_PROGRESS, lw=0.8, alpha=0.35, zorder=0, label="a step that reported progress" if k == 0 else None)
     ax_s.set_ylim(0, ymax)
     first_steer = actions.index("steer") if "steer" in actions else None
+    # the reasons of the first steer and the first trip, stacked in the panel's top-left corner
+    # (fixed places, so they never overlap each other); the bars and the trip line show where
+    notes = 0
     for idx, name in ((first_steer, "steer"), (first_trip, "trip")):
         if idx is None or (name == "steer" and first_trip is not None and idx > first_trip):
             continue
         reasons = [r for r in verdicts[idx].reasons if not r.startswith("breaker.")] or list(verdicts[idx].reasons)
-        text = f"first {name} @{idx}: " + ", ".join(reasons[:3])
-        y = ymax * (0.93 if name == "trip" else 0.78)
-        ha = "right" if idx > n * 0.6 else "left"
-        ax_s.annotate(text, (idx, scores[idx]), xytext=(idx + (-0.6 if ha == "right" else 0.6), y), ha=ha, va="center",
-                      fontsize=8, color=ACTION_COLORS[name], zorder=6,
-                      bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": ACTION_COLORS[name], "lw": 0.8},
-                      arrowprops={"arrowstyle": "-", "color": ACTION_COLORS[name], "lw": 0.8})
+        ax_s.text(0.01, 0.97 - 0.13 * notes, f"first {name} at step {idx}: " + ", ".join(reasons[:3]), transform=ax_s.transAxes,
+                  ha="left", va="top", fontsize=8, color=ACTION_COLORS[name], zorder=6,
+                  bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": ACTION_COLORS[name], "lw": 0.8})
+        notes += 1
     ax_s.set_ylabel("score")
     ax_s.set_xlabel("step")
-    ax_s.set_title("stall evidence", loc="left", fontsize=10)
+    ax_s.set_title("evidence that the run is stuck", loc="left", fontsize=10)
     ax_s.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     ax_s.grid(axis="y", alpha=0.3)
     ax_s.set_xlim(-0.6, n - 0.4)
@@ -261,15 +260,10 @@ def plot_trace(trace: Any, *, config: Any = None, title: str | None = None, widt
     # ------------------------------------------------------------- onset, first trip, title
     for ax in (ax_v, ax_m, ax_s):
         if onset is not None:
-            ax.axvline(onset - 0.5, color="black", lw=1.3, ls="--", zorder=5)
+            ax.axvline(onset - 0.5, color="black", lw=1.3, ls="--", zorder=5, label="labelled: stuck from here" if ax is ax_m else None)
         if first_trip is not None:
-            ax.axvline(first_trip, color=ACTION_COLORS["trip"], lw=1.3, alpha=0.8, zorder=5)
-    if onset is not None:
-        ax_m.text(onset - 0.45, 0.97, "labelled onset", transform=ax_m.get_xaxis_transform(), ha="left", va="top", fontsize=8)
-    if first_trip is not None:
-        right = first_trip > 0.85 * n
-        ax_m.text(first_trip + (-0.1 if right else 0.1), 0.86, "first trip", transform=ax_m.get_xaxis_transform(),
-                  ha="right" if right else "left", va="top", fontsize=8, color=ACTION_COLORS["trip"])
+            ax.axvline(first_trip, color=ACTION_COLORS["trip"], lw=1.3, alpha=0.8, zorder=5, label="Plateau's first trip" if ax is ax_m else None)
+    ax_m.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     kind = str(trace.case.get("kind") or "")
     limit = int(fig_w * 12)
     if len(kind) > limit:

@@ -48,9 +48,35 @@ def test_figure_has_three_panels_and_a_title_with_the_outcome(hashing_engine) ->
     assert "long-stall" in title and "labelled stuck (onset 12)" in title and "detected" in title
     strip, movement, evidence = fig.axes
     assert [t.get_text() for t in strip.get_yticklabels()] == ["Plateau", "expected", "progress"]
-    assert movement.get_title(loc="left") == "semantic movement" and evidence.get_title(loc="left") == "stall evidence"
+    assert movement.get_title(loc="left") == "how much each step moves in meaning"
+    assert evidence.get_title(loc="left") == "evidence that the run is stuck"
     labels = [t.get_text() for t in movement.get_legend().get_texts()]
     assert any("center ± scale" in label for label in labels) and any(label.startswith("novelty") for label in labels)
+    assert not any("CUSUM" in t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts())
+
+
+def test_every_mark_has_a_legend_entry_and_no_text_overlaps_another(hashing_engine) -> None:  # type: ignore[no-untyped-def]
+    """Every labelled line, band and bar is in its panel's legend; no two texts of the drawn figure overlap."""
+    trace = _trace(hashing_engine, _long_stall())
+    fig = plot_trace(trace)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    for ax in fig.axes[1:]:
+        handles, labels = ax.get_legend_handles_labels()
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert labels and labels == legend
+        # every drawn line says what it is; the vertical markers (onset, first trip, progress) repeat
+        # across panels and are labelled once, in the movement panel
+        unlabelled = [line for line in ax.get_lines() if line.get_label().startswith("_") and len(set(line.get_xdata())) > 1]
+        assert unlabelled == []
+    texts = [t for ax in fig.axes for t in ax.texts if t.get_text().strip()]
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            assert not boxes[i].overlaps(boxes[j]), (texts[i].get_text(), texts[j].get_text())
 
 
 def test_save_plot_writes_a_png(tmp_path: Path, hashing_engine) -> None:  # type: ignore[no-untyped-def]

@@ -11,6 +11,17 @@ torch until a name that needs them is used).
 from __future__ import annotations
 
 from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what type checkers see; at run time the names are imported on first use
+    from plateau.aio import AsyncClient
+    from plateau.auth import ClientTls
+    from plateau.client import Client
+    from plateau.config import Config
+    from plateau.policy import ToolPolicy
+    from plateau.session import AsyncRunSession, RunSession
+    from plateau.stream import StreamGuard
+    from plateau.types import RunInfo, Step, Verdict
 
 __version__ = "0.1.0"
 
@@ -29,7 +40,20 @@ _EXPORTS = {
     "Verdict": "plateau.types",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = [
+    "AsyncClient",
+    "AsyncRunSession",
+    "Client",
+    "ClientTls",
+    "Config",
+    "RunInfo",
+    "RunSession",
+    "Step",
+    "StreamGuard",
+    "ToolPolicy",
+    "Verdict",
+    "__version__",
+]
 
 
 def __getattr__(name: str) -> object:

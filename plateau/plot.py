@@ -213,7 +213,8 @@ def plot_trace(trace: Any, *, config: Any = None, title: str | None = None, widt
 
     # ------------------------------------------------------------- stall evidence
     scores = [float(v.score) for v in verdicts]
-    ax_s.bar(xs, scores, width=0.7, color=[ACTION_COLORS[a] for a in actions], alpha=0.85, label="stall score (bar colour: Plateau's action)")
+    bar_colors = [ACTION_COLORS[a] for a in actions]
+    ax_s.bar(xs, scores, width=0.7, color=bar_colors, alpha=0.85, label="stall score (bar colour: Plateau's action)")
     cusum = [c / cfg.cusum_trip for c in _signal(verdicts, "cusum")]
     # Scores are capped at 2; the CUSUM keeps growing in a long stall: clip it at the top.
     info_values = [float(v.signals["info_cusum"]) / cfg.cusum_trip for v in verdicts if "info_cusum" in v.signals]
@@ -262,7 +263,8 @@ def plot_trace(trace: Any, *, config: Any = None, title: str | None = None, widt
         if onset is not None:
             ax.axvline(onset - 0.5, color="black", lw=1.3, ls="--", zorder=5, label="labelled: stuck from here" if ax is ax_m else None)
         if first_trip is not None:
-            ax.axvline(first_trip, color=ACTION_COLORS["trip"], lw=1.3, alpha=0.8, zorder=5, label="Plateau's first trip" if ax is ax_m else None)
+            trip_label = "Plateau's first trip" if ax is ax_m else None
+            ax.axvline(first_trip, color=ACTION_COLORS["trip"], lw=1.3, alpha=0.8, zorder=5, label=trip_label)
     ax_m.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     kind = str(trace.case.get("kind") or "")
     limit = int(fig_w * 12)

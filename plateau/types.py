@@ -227,7 +227,7 @@ def canonical_args(args: Any) -> str:
     return check_text("step.args", text)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Step:
     """One step of an agent run.
 
@@ -240,8 +240,10 @@ class Step:
     tool
         Name of the tool called, or ``None``.
     args
-        Tool arguments: a mapping, or JSON text / UTF-8 bytes of a JSON object. Stored as
-        canonical JSON text (sorted keys, compact); ``""`` when absent.
+        Tool arguments: a mapping (the usual form), or JSON text / UTF-8 bytes of a JSON
+        object, or None. The attribute holds them as canonical JSON text (sorted keys,
+        compact; ``""`` when absent), the form fingerprints and the wire use;
+        :attr:`args_dict` gives them back as a dict.
     result
         What the tool returned, or ``None``.
     status
@@ -271,6 +273,33 @@ class Step:
     progress: Progress = field(default_factory=Progress)
     user: str | None = None
     agent: str | None = None
+
+    def __init__(
+        self,
+        index: int,
+        text: str = "",
+        tool: str | None = None,
+        args: Mapping[str, Any] | str | bytes | None = "",
+        result: str | None = None,
+        status: ToolStatus | str = ToolStatus.UNKNOWN,
+        progress: Progress | Mapping[str, Any] | None = None,
+        user: str | None = None,
+        agent: str | None = None,
+    ) -> None:
+        # written out (not generated) so that ``args`` and ``progress`` are typed as what they accept
+        for name, value in (
+            ("index", index),
+            ("text", text),
+            ("tool", tool),
+            ("args", args),
+            ("result", result),
+            ("status", status),
+            ("progress", progress if progress is not None else Progress()),
+            ("user", user),
+            ("agent", agent),
+        ):
+            object.__setattr__(self, name, value)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         if isinstance(self.index, bool) or not isinstance(self.index, int):

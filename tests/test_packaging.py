@@ -141,3 +141,35 @@ def test_every_reason_code_is_in_the_readme() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(codes) >= 18
     assert sorted(c for c in codes if f"`{c}`" not in readme) == []
+
+
+def test_step_args_type_checks_as_the_mapping_the_readme_passes(tmp_path: Path) -> None:
+    """``Step(index=0, args={...})`` as in the README passes mypy --strict; the value is kept as canonical JSON."""
+    from plateau import Step
+
+    assert Step(index=0, tool="read_file", args={"path": "app.yaml"}).args_dict == {"path": "app.yaml"}
+    code = tmp_path / "uses_step.py"
+    code.write_text(
+        "from plateau import Step\n"
+        "from plateau.types import Step as S\n"
+        "step: S = Step(index=0, text='Reading.', tool='read_file', args={'path': 'app.yaml'}, progress={'tests_passed': 3})\n"
+        "print(step.args_dict['path'])\n",
+        encoding="utf-8",
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--follow-imports=silent", str(code)],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout
+
+
+def test_top_level_all_matches_the_lazy_exports() -> None:
+    """``plateau.__all__`` lists exactly the lazily exported names (and the version), each resolvable."""
+    import plateau
+
+    assert sorted(plateau.__all__) == sorted([*plateau._EXPORTS, "__version__"])
+    assert all(getattr(plateau, name) is not None for name in plateau.__all__)

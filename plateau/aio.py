@@ -152,6 +152,12 @@ class AsyncClient:
 
         return self._backend.guard_stream(pairs())
 
+    def guard_session(self) -> Any:
+        """A guard for one streamed response, fed chunk by chunk as they arrive: an object
+        with ``await feed(channel, chunk) -> GuardResult`` and ``await close()`` (remote: one
+        ``GuardStream`` call kept open between chunks)."""
+        return self._backend.guard_session()
+
     def session(
         self, run_id: str | None = None, context: str | None = None, *, next_index: int = 0, tool_policy: Mapping[str, Any] | None = None
     ) -> Any:
@@ -207,6 +213,20 @@ class _AsyncLocal:
         guards = ChannelGuards()
         async for channel, chunk in pairs:
             yield guards.feed(channel, chunk)
+
+    def guard_session(self) -> Any:
+        from plateau.guard import ChannelGuards
+
+        guards = ChannelGuards()
+
+        class _Session:
+            async def feed(self, channel: str, chunk: str) -> Any:
+                return guards.feed(channel, chunk)
+
+            async def close(self) -> None:
+                pass
+
+        return _Session()
 
     async def close(self) -> None:
         pass
@@ -347,8 +367,58 @@ class _AsyncRemote:
         finally:
             call.cancel()
 
+    def guard_session(self) -> Any:
+        return _AsyncRemoteGuardSession(self)
+
     async def close(self) -> None:
         if self._channel is not None:
             await self._channel.close()
             self._channel = None
             self._stub = None
+
+
+class _AsyncRemoteGuardSession:
+    """One open ``GuardStream`` call: each ``feed`` writes a chunk and reads its verdict."""
+
+    def __init__(self, remote: _AsyncRemote) -> None:
+        self._remote = remote
+        self._call: Any = None
+
+    async def feed(self, channel: str, chunk: str) -> Any:
+        import grpc
+
+        from plateau import convert
+        from plateau.v1 import plateau_pb2 as pb
+
+        if self._call is None:
+            self._call = self._remote._connect().GuardStream(metadata=self._remote._metadata)
+        try:
+            await self._call.write(pb.GuardRequest(channel=channel, chunk=chunk))
+            msg = await self._call.read()
+        except grpc.RpcError as exc:
+            raise self._remote._error(exc) from None
+        if msg is grpc.aio.EOF:  # the server ended the call: its status says why
+            code = await self._call.code()
+            raise self._remote._error(_Ended(code, await self._call.details(), await self._call.trailing_metadata()))
+        return convert.guard_result_from_pb(msg)[1]
+
+    async def close(self) -> None:
+        if self._call is not None:
+            self._call.cancel()
+            self._call = None
+
+
+class _Ended:
+    """A finished call's status, shaped like an ``RpcError`` for :func:`~plateau.rpc_errors.error_from_rpc`."""
+
+    def __init__(self, code: Any, details: str | None, trailing: Any) -> None:
+        self._code, self._details, self._trailing = code, details, trailing
+
+    def code(self) -> Any:
+        return self._code
+
+    def details(self) -> str | None:
+        return self._details
+
+    def trailing_metadata(self) -> Any:
+        return self._trailing

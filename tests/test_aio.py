@@ -91,3 +91,31 @@ def test_run_session_numbers_steps_and_owns_the_run_id(hashing_engine: Engine) -
     with pytest.raises(InvalidArgument, match="next_index"):
         client.session(next_index=-1)
     assert one.end().ended
+
+
+def test_async_client_has_every_public_method_of_the_client() -> None:
+    """Every public method of Client exists on AsyncClient (a coroutine or async iterator there)."""
+    public = {n for n in dir(Client) if not n.startswith("_") and callable(getattr(Client, n))}
+    assert public - {"close"} <= {n for n in dir(AsyncClient) if not n.startswith("_")}
+
+
+def test_async_guard_session_local_and_remote_agree(hashing_server: str) -> None:
+    """An async guard session fires on the same chunk in process and over grpc.aio."""
+    chunks = ["The answer is 4. "] + ["and again and again " * 3] * 60
+
+    async def fired_at(client: AsyncClient) -> int | None:
+        guard = client.guard_session()
+        try:
+            for i, chunk in enumerate(chunks):
+                if (await guard.feed("content", chunk)).fired:
+                    return i
+            return None
+        finally:
+            await guard.close()
+
+    async def main() -> tuple[int | None, int | None]:
+        async with AsyncClient.remote(hashing_server) as remote:
+            return await fired_at(AsyncClient.local(engine=Engine(embedder=HashingEmbedder()))), await fired_at(remote)
+
+    local, remote = asyncio.run(main())
+    assert local is not None and local == remote

@@ -112,13 +112,15 @@ def _example(name: str) -> ModuleType:
 
 
 def test_an_openai_sdk_agent_loop_is_steered_then_tripped(real_engine: Engine) -> None:
-    """The example's agent (the real openai client, a scripted model over httpx.MockTransport) is steered, refused, then tripped."""
+    """The example's openai-SDK agent (a scripted model over httpx.MockTransport) is steered, then stopped before a 4th failing call."""
     pytest.importorskip("openai")
-    outcome = _example("openai_chat").run_agent(Client.local(engine=real_engine))
+    client = Client.local(engine=real_engine)
+    outcome = _example("openai_chat").run_agent(client)
     assert outcome["tripped"] is not None and "tool.repeat" in outcome["tripped"]["reasons"]
     assert outcome["steers"] and outcome["steer_seen_by_model"]
-    assert outcome["refused"]  # a check before the call already said trip
-    assert outcome["turns"] < 12
+    assert outcome["refused"]  # a check before the call already said trip: the call never ran
+    assert client.get_run(outcome["run_id"]).steps == outcome["tripped"]["step"] == 3
+    assert outcome["turns"] == 4
 
 
 def test_async_chat_run_over_grpc_trips(hashing_server: str) -> None:

@@ -95,11 +95,10 @@ def run_agent(client: Client, max_turns: int = 12) -> dict[str, Any]:
             messages.append(message)
             for call in message.tool_calls or []:
                 before = run.check_call(call.function.name, call.function.arguments)
-                if before.action.value == "trip":  # refuse the call before it runs
+                if before.action.value == "trip":  # refuse the call before it runs: stop the run here
                     refused.append(call.id)
-                    output = f"[Plateau refused this call] {before.message}"
-                else:
-                    output = run_tests(**json.loads(call.function.arguments))
+                    raise RunTripped(before)
+                output = run_tests(**json.loads(call.function.arguments))
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
             verdict = run.update(messages)
             if verdict is not None and verdict.action.value == "steer" and verdict.message:

@@ -71,16 +71,18 @@ class AsyncClient:
     @classmethod
     def remote(
         cls,
-        target: str,
+        target: str | Sequence[str],
         *,
         timeout: float | None = 60.0,
         token: str | None = None,
         tls: ClientTls | bool | None = None,
         channel_options: Sequence[tuple[str, Any]] = (),
+        retry_attempts: int = 5,
         on_unavailable: OnUnavailable = "raise",
     ) -> AsyncClient:
-        """A client of the server at ``target`` over ``grpc.aio`` (arguments as for
-        :meth:`plateau.client.Client.remote`).
+        """A client of the server(s) at ``target`` over ``grpc.aio`` (arguments as for
+        :meth:`plateau.client.Client.remote`: one or several ``host:port``, the same gRPC
+        retry policy, :func:`plateau.client.service_config`).
 
         Raises
         ------
@@ -89,7 +91,9 @@ class AsyncClient:
             ``on_unavailable`` is not a policy name.
         """
         client_tls = ClientTls() if tls is True else (tls or None)
-        backend = _AsyncRemote(target, timeout, token=token, tls=client_tls, channel_options=channel_options)
+        backend = _AsyncRemote(
+            target, timeout, token=token, tls=client_tls, channel_options=channel_options, retry_attempts=retry_attempts
+        )
         return cls(backend, on_unavailable=on_unavailable)
 
     async def observe(
@@ -235,25 +239,35 @@ class _AsyncLocal:
 class _AsyncRemote:
     def __init__(
         self,
-        target: str,
+        target: str | Sequence[str],
         timeout: float | None,
         *,
         token: str | None = None,
         tls: ClientTls | None = None,
         channel_options: Sequence[tuple[str, Any]] = (),
+        retry_attempts: int = 5,
     ) -> None:
-        if not target or not isinstance(target, str):
-            raise InvalidArgument("target", "must be 'host:port'")
+        from plateau.client import _channel_target, service_config
+
+        targets = [target] if isinstance(target, str) else list(target)
+        if not targets or not all(isinstance(t, str) and t for t in targets):
+            raise InvalidArgument("target", "must be 'host:port' or a non-empty list of them")
         if token is not None and (not token or any(ord(c) < 32 or ord(c) > 126 for c in token)):
             raise InvalidArgument("token", "must be non-empty printable ASCII")
-        self._target = target
+        config = service_config(retry_attempts)
+        self._channel_target, authority = _channel_target(targets)
+        self._target = ", ".join(targets)
         self._timeout = timeout
         self._tls = tls
         self._options: list[tuple[str, Any]] = [
             ("grpc.max_send_message_length", 16 * 1024 * 1024),
             ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+            ("grpc.service_config", config),
+            ("grpc.enable_retries", 1),
             *channel_options,
         ]
+        if authority is not None:
+            self._options.append(("grpc.default_authority", authority))
         self._metadata: tuple[tuple[str, str], ...] | None = (("authorization", f"Bearer {token}"),) if token else None
         self._channel: Any = None
         self._stub: Any = None
@@ -267,14 +281,14 @@ class _AsyncRemote:
 
             options = list(self._options)
             if self._tls is None:
-                self._channel = grpc.aio.insecure_channel(self._target, options=options)
+                self._channel = grpc.aio.insecure_channel(self._channel_target, options=options)
             else:
                 if self._tls.server_name:
                     options.append(("grpc.ssl_target_name_override", self._tls.server_name))
                 credentials = grpc.ssl_channel_credentials(
                     root_certificates=self._tls.root_certificates, private_key=self._tls.private_key, certificate_chain=self._tls.cert_chain
                 )
-                self._channel = grpc.aio.secure_channel(self._target, credentials, options=options)
+                self._channel = grpc.aio.secure_channel(self._channel_target, credentials, options=options)
             self._stub = plateau_pb2_grpc.PlateauStub(self._channel)  # type: ignore[no-untyped-call]
         return self._stub
 

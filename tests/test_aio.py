@@ -119,3 +119,18 @@ def test_async_guard_session_local_and_remote_agree(hashing_server: str) -> None
 
     local, remote = asyncio.run(main())
     assert local is not None and local == remote
+
+
+def test_async_remote_takes_several_targets_like_the_blocking_client(hashing_server: str) -> None:
+    """AsyncClient.remote([dead, live]) reaches the live server (the same service config as Client.remote)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"127.0.0.1:{s.getsockname()[1]}"
+
+    async def main() -> list[int]:
+        async with AsyncClient.remote([dead, hashing_server], timeout=20) as client:
+            return [(await client.observe("multi-async", Step(index=i, text=f"step {i}"))).step_index for i in range(4)]
+
+    assert asyncio.run(main()) == [0, 1, 2, 3]

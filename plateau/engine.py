@@ -104,8 +104,8 @@ class _Analysis:
         self.verbatim_streak = 0
         self.phatic_streak = 0
         self.repetition: Repetition | None = None
-        #: The latest (result, status) of each recent distinct call (tool + canonical args),
-        #: oldest first; :meth:`Engine.check` predicts a repeated call's result from it.
+        #: The latest (result, status) of recent distinct calls (tool + canonical args), in the
+        #: order first seen; :meth:`Engine.check` predicts a repeated call's result from it.
         self.call_outcomes: dict[str, tuple[str | None, str]] = {}
         #: Tool policy the run declared (:mod:`plateau.policy`), over ``Config.tool_policy``.
         self.tool_policy: dict[str, ToolPolicy] = {}
@@ -135,8 +135,10 @@ def _copy_analysis(analysis: _Analysis) -> _Analysis:
 
 def _declare(analysis: _Analysis, policy: Mapping[str, ToolPolicy]) -> None:
     """Add a run's declared tool policy to its learned state (a later rule for a tool wins)."""
-    current = getattr(analysis, "tool_policy", None) or {}
-    analysis.tool_policy = {**current, **policy}
+    current = getattr(analysis, "tool_policy", None)
+    if current is None:  # a run stored before this field existed
+        current = analysis.tool_policy = {}
+    current.update(policy)  # in place: the durable store's change log sees only what changed
 
 
 def _remember_outcome(analysis: _Analysis, step: Step) -> None:
@@ -146,7 +148,8 @@ def _remember_outcome(analysis: _Analysis, step: Step) -> None:
     outcomes = getattr(analysis, "call_outcomes", None)
     if outcomes is None:  # a run stored before this field existed
         outcomes = analysis.call_outcomes = {}
-    outcomes.pop(key, None)
+    # updated in place (a known call keeps its position) and evicted oldest-first, so the order
+    # is what the durable store's change log (plateau.store.codec.StateLog) rebuilds
     outcomes[key] = (step.result, step.status.value)
     while len(outcomes) > CALL_OUTCOMES_KEPT:
         del outcomes[next(iter(outcomes))]

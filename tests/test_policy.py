@@ -83,3 +83,21 @@ def test_a_run_declares_its_own_policy_over_grpc(hashing_server: str) -> None:
             client.observe("too-long", _stepping(1)[0], tool_policy={"debugger_next": "20:40"})
         checked = client.check(run.run_id, {"tool": "job_status", "args": {}})
         assert checked.reasons == (UNJUDGED_REASON,)  # the run's own rule applies to checks too
+
+
+def test_a_run_s_policy_survives_a_durable_store(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The run's declared policy is part of its stored state: a new engine on the same SQLite file still applies it."""
+    from plateau.embed import HashingEmbedder
+    from plateau.store.sqlite import SqliteStore
+
+    path = tmp_path / "runs.sqlite"
+    first = Engine(embedder=HashingEmbedder(), store=SqliteStore(path))
+    client = Client.local(engine=first)
+    client.observe("dur", _stepping(1, tool="job_status")[0], tool_policy={"job_status": "ignore"})
+    first.close()
+    second = Engine(embedder=HashingEmbedder(), store=SqliteStore(path))
+    try:
+        verdicts = [Client.local(engine=second).observe("dur", s) for s in _stepping(6, tool="job_status")[1:]]
+        assert all(v.reasons == (UNJUDGED_REASON,) for v in verdicts)
+    finally:
+        second.close()

@@ -141,10 +141,18 @@ class AsyncClient:
         """Mark the run ended; ``RunNotFound`` for an unknown run."""
         return await self._backend.end_run(run_id)
 
-    def guard_stream(self, chunks: Iterable[str | tuple[str, str]] | AsyncIterable[str | tuple[str, str]]) -> AsyncIterator[Any]:
+    async def delete_run(self, run_id: str) -> RunInfo:
+        """Delete the run now and return its last state; ``RunNotFound`` for an unknown run."""
+        return await self._backend.delete_run(run_id)
+
+    def guard_stream(
+        self, chunks: Iterable[str | tuple[str, str]] | AsyncIterable[str | tuple[str, str]], context: str | None = None
+    ) -> AsyncIterator[Any]:
         """Guard one streamed response: an async iterator of
         :class:`~plateau.stream.GuardResult`, one per chunk (a ``content`` chunk or a
-        ``(channel, chunk)`` pair). Stop reading the model once a result has ``fired``."""
+        ``(channel, chunk)`` pair). ``context`` is the request the response answers (see
+        :meth:`plateau.client.Client.guard_stream`). Stop reading the model once a result has
+        ``fired``."""
 
         async def pairs() -> AsyncIterator[tuple[str, str]]:
             if isinstance(chunks, AsyncIterable):
@@ -154,13 +162,13 @@ class AsyncClient:
                 for c in chunks:
                     yield c if isinstance(c, tuple) else ("content", c)
 
-        return self._backend.guard_stream(pairs())
+        return self._backend.guard_stream(pairs(), context or "")
 
-    def guard_session(self) -> Any:
+    def guard_session(self, context: str | None = None) -> Any:
         """A guard for one streamed response, fed chunk by chunk as they arrive: an object
         with ``await feed(channel, chunk) -> GuardResult`` and ``await close()`` (remote: one
-        ``GuardStream`` call kept open between chunks)."""
-        return self._backend.guard_session()
+        ``GuardStream`` call kept open between chunks); ``context`` as for :meth:`guard_stream`."""
+        return self._backend.guard_session(context or "")
 
     def session(
         self, run_id: str | None = None, context: str | None = None, *, next_index: int = 0, tool_policy: Mapping[str, Any] | None = None
@@ -211,17 +219,21 @@ class _AsyncLocal:
         info: RunInfo = await asyncio.to_thread(self.engine.end_run, run_id, tenant=self.tenant)
         return info
 
-    async def guard_stream(self, pairs: AsyncIterator[tuple[str, str]]) -> AsyncIterator[Any]:
+    async def delete_run(self, run_id: str) -> RunInfo:
+        info: RunInfo = await asyncio.to_thread(self.engine.delete_run, run_id, tenant=self.tenant)
+        return info
+
+    async def guard_stream(self, pairs: AsyncIterator[tuple[str, str]], context: str = "") -> AsyncIterator[Any]:
         from plateau.guard import ChannelGuards
 
-        guards = ChannelGuards()
+        guards = ChannelGuards(context=context)
         async for channel, chunk in pairs:
             yield guards.feed(channel, chunk)
 
-    def guard_session(self) -> Any:
+    def guard_session(self, context: str = "") -> Any:
         from plateau.guard import ChannelGuards
 
-        guards = ChannelGuards()
+        guards = ChannelGuards(context=context)
 
         class _Session:
             async def feed(self, channel: str, chunk: str) -> Any:
@@ -361,7 +373,12 @@ class _AsyncRemote:
 
         return await self._run_call("EndRun", pb.EndRunRequest(run_id=run_id))
 
-    async def guard_stream(self, pairs: AsyncIterator[tuple[str, str]]) -> AsyncIterator[Any]:
+    async def delete_run(self, run_id: str) -> RunInfo:
+        from plateau.v1 import plateau_pb2 as pb
+
+        return await self._run_call("DeleteRun", pb.DeleteRunRequest(run_id=run_id))
+
+    async def guard_stream(self, pairs: AsyncIterator[tuple[str, str]], context: str = "") -> AsyncIterator[Any]:
         import grpc
 
         from plateau import convert
@@ -370,7 +387,8 @@ class _AsyncRemote:
         call = self._connect().GuardStream(metadata=self._metadata)
         try:
             async for channel, chunk in pairs:
-                await call.write(pb.GuardRequest(channel=channel, chunk=chunk))
+                await call.write(pb.GuardRequest(channel=channel, chunk=chunk, context=context))
+                context = ""  # the request travels with the first chunk only
                 msg = await call.read()
                 if msg is grpc.aio.EOF:
                     break
@@ -381,8 +399,8 @@ class _AsyncRemote:
         finally:
             call.cancel()
 
-    def guard_session(self) -> Any:
-        return _AsyncRemoteGuardSession(self)
+    def guard_session(self, context: str = "") -> Any:
+        return _AsyncRemoteGuardSession(self, context)
 
     async def close(self) -> None:
         if self._channel is not None:
@@ -394,8 +412,9 @@ class _AsyncRemote:
 class _AsyncRemoteGuardSession:
     """One open ``GuardStream`` call: each ``feed`` writes a chunk and reads its verdict."""
 
-    def __init__(self, remote: _AsyncRemote) -> None:
+    def __init__(self, remote: _AsyncRemote, context: str = "") -> None:
         self._remote = remote
+        self._context = context
         self._call: Any = None
 
     async def feed(self, channel: str, chunk: str) -> Any:
@@ -407,7 +426,8 @@ class _AsyncRemoteGuardSession:
         if self._call is None:
             self._call = self._remote._connect().GuardStream(metadata=self._remote._metadata)
         try:
-            await self._call.write(pb.GuardRequest(channel=channel, chunk=chunk))
+            await self._call.write(pb.GuardRequest(channel=channel, chunk=chunk, context=self._context))
+            self._context = ""
             msg = await self._call.read()
         except grpc.RpcError as exc:
             raise self._remote._error(exc) from None

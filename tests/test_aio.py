@@ -43,13 +43,16 @@ async def _exercise(client: AsyncClient, run: str) -> dict:  # type: ignore[type
     out["info"] = await client.get_run(run)
     out["reset"] = await client.reset_run(run)
     out["end"] = await client.end_run(run)
+    out["deleted"] = await client.delete_run(run)
+    with pytest.raises(RunNotFound):
+        await client.get_run(run)
     with pytest.raises(RunNotFound):
         await client.get_run(run + "-nobody")
     with pytest.raises(InvalidArgument, match="step.args"):
         await client.observe(run, {"index": 0, "args": "[1]"})
     with pytest.raises(StepConflict):
         await client.observe(run, Step(index=5, text="late"))
-    out["guard"] = [r.fired async for r in client.guard_stream(["ha " * 10] * 40)]
+    out["guard"] = [r.fired async for r in client.guard_stream(["ha " * 10] * 40, context="say something")]
     session = client.session(context="fix the port test")
     out["session"] = [(await session.observe(s)).step_index for s in STEPS]
     out["session_last"] = session.last.action if session.last else None

@@ -280,7 +280,7 @@ class OnnxEmbedder:
                     self.rebuilt = None
                     return session
             log.info("ONNX cache %s: %s; exporting the model with torch (once)", entry, problem)
-            _export(spec, entry)
+            _export(spec, entry, problem)
             self.rebuilt = problem
             again = _cache_problem(entry, spec)
             if again is not None:
@@ -380,16 +380,20 @@ def _cache_problem(entry: Path, spec: _ModelSpec) -> str | None:
     return None
 
 
-def _export(spec: _ModelSpec, entry: Path) -> None:
-    """Export the model with torch into ``entry`` (model.onnx + meta.json), checked against torch."""
+def _export(spec: _ModelSpec, entry: Path, problem: str = "missing") -> None:
+    """Export the model with torch into ``entry`` (model.onnx + meta.json), checked against torch.
+
+    ``problem`` says why (for the error raised when the exporter's packages are missing).
+    """
     try:
         import onnx  # noqa: F401  (torch.onnx.export needs it)
         import torch
         from transformers import AutoModel
     except ImportError as exc:
         raise ModelUnavailable(
-            f"the ONNX graph of {spec.path} is not cached yet and exporting it needs {exc.name}: "
-            "pip install 'torch==2.13.0' 'plateau[engine]' once on this machine, or use --backend torch"
+            f"the ONNX graph of {spec.path} in {entry} is {problem}, and exporting it needs {exc.name}: "
+            "pip install 'torch==2.13.0' 'plateau[engine]' once on this machine (or copy a built cache there), "
+            "or use --backend torch"
         ) from None
     os.environ["HF_HUB_OFFLINE"] = "1"
     try:

@@ -131,7 +131,7 @@ def test_missing_stale_and_corrupt_caches_are_rebuilt(tmp_path: Path, onnx_model
 def test_a_cache_that_cannot_be_rebuilt_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the exporter's packages an absent cache raises ModelUnavailable saying what to install or use instead."""
     monkeypatch.setitem(sys.modules, "onnx", None)  # `import onnx` now raises ImportError
-    with pytest.raises(ModelUnavailable, match=r"not cached yet and exporting it needs onnx: pip install .*--backend torch"):
+    with pytest.raises(ModelUnavailable, match=r"is missing, and exporting it needs onnx: pip install .*--backend torch"):
         OnnxEmbedder(cache_dir=tmp_path).load()
 
 

@@ -10,8 +10,8 @@ What it does, in one process run, on the same texts for both backends:
 
 1. **Texts.** Real agent steps, read where they lie: the labelled step cases of
    ``../shared/benchmark/steps``, the SWE-agent trajectories of ``../shared/data/trajectories``
-   and the OpenAI-style chat runs of ``../shared/data/real-runs`` (mini-swe-agent, tau-bench:
-   each assistant message is a step, the tool or user message after it its result). For each
+   and the OpenAI-style chat runs of ``../shared/data/real-runs`` (mini-swe-agent, tau-bench),
+   all read by :func:`plateau.replay.load_runs`. For each
    step, the texts the engine embeds (:meth:`plateau.engine.Engine.embed_inputs`: its text,
    and its tool call + result). ``--steps`` of them are drawn with a seed, spread over the
    sources.
@@ -39,7 +39,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout
     sys.path.insert(0, str(ROOT))
 SHARED = ROOT.parent / "shared"
 
-__all__ = ["chat_steps", "main", "real_steps"]
+__all__ = ["main", "real_steps", "sample"]
 
 #: Texts per batched call: the service's BatchingEmbedder default ``max_batch``.
 BATCH = 64
@@ -63,42 +63,6 @@ def _log(msg: str) -> None:
 # ----------------------------------------------------------------------------------------
 
 
-def _content(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, list):  # content parts
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return "" if content is None else str(content)
-
-
-def chat_steps(messages: Sequence[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Steps of an OpenAI-style chat run: each assistant message, with the message after it as the result.
-
-    The tool is the first tool call's function name (``"bash"`` when the text holds a fenced
-    command, else none) and its arguments are the call's arguments.
-    """
-    for i, msg in enumerate(messages):
-        if msg.get("role") != "assistant":
-            continue
-        step: dict[str, Any] = {"text": _content(msg)}
-        calls = msg.get("tool_calls") or []
-        if calls and isinstance(calls[0], dict):
-            fn = calls[0].get("function") or {}
-            step["tool"] = str(fn.get("name") or "tool")
-            raw = fn.get("arguments")
-            try:
-                args = json.loads(raw) if isinstance(raw, str) else raw
-            except ValueError:
-                args = {"raw": raw}
-            step["args"] = args if isinstance(args, dict) else {"value": args}
-        elif "```" in step["text"]:
-            step["tool"] = "bash"
-            step["args"] = {}
-        nxt = messages[i + 1] if i + 1 < len(messages) else None
-        if nxt is not None and nxt.get("role") in ("tool", "user"):
-            step["result"] = _content(nxt)
-        yield step
-
-
 def real_steps(shared: Path) -> dict[str, list[dict[str, Any]]]:
     """Step dicts per source under ``shared`` (``benchmark``, ``trajectories``, ``real-runs``); absent sources are left out."""
     from plateau.replay import load_runs
@@ -111,17 +75,8 @@ def real_steps(shared: Path) -> dict[str, list[dict[str, Any]]]:
     if traj.is_dir():
         sources["trajectories"] = [s for run in load_runs([traj]) for s in run.steps]
     real = shared / "data" / "real-runs"
-    steps: list[dict[str, Any]] = []
-    for file in sorted(real.rglob("*.json")) if real.is_dir() else []:
-        data = json.loads(file.read_text(encoding="utf-8"))
-        if isinstance(data, dict) and isinstance(data.get("messages"), list):  # mini-swe-agent
-            steps += chat_steps(data["messages"])
-        elif isinstance(data, list):  # tau-bench: runs with a "traj" message list
-            for run in data:
-                if isinstance(run, dict) and isinstance(run.get("traj"), list):
-                    steps += chat_steps(run["traj"])
-    if steps:
-        sources["real-runs"] = steps
+    if real.is_dir():  # mini-swe-agent and tau-bench chat logs (plateau.replay reads them)
+        sources["real-runs"] = [s for run in load_runs([real]) for s in run.steps]
     return sources
 
 

@@ -1,4 +1,4 @@
-"""``scripts/bench_embed.py``: how it reads real runs and draws its sample (the measurement itself is a script, not a test)."""
+"""``scripts/bench_embed.py``: where it reads real steps and how it draws its sample (the measurement itself is a script, not a test)."""
 
 from __future__ import annotations
 
@@ -30,26 +30,15 @@ CHAT = [
     {"role": "system", "content": "You are a helpful assistant."},
     {"role": "user", "content": "Cancel my reservation."},
     {"role": "assistant", "content": "Let me look it up.",
-     "tool_calls": [{"function": {"name": "get_reservation", "arguments": "{\"id\": \"ABC123\"}"}}]},
-    {"role": "tool", "content": "{\"status\": \"confirmed\"}"},
-    {"role": "assistant", "content": "Listing files.\n```bash\nls -la\n```"},
-    {"role": "user", "content": "total 0"},
-    {"role": "assistant", "content": [{"type": "text", "text": "Done."}]},
+     "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_reservation", "arguments": "{\"id\": \"ABC123\"}"}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": "{\"status\": \"confirmed\"}"},
+    {"role": "assistant", "content": "The reservation is confirmed; cancelling it now."},
+    {"role": "user", "content": "Thanks."},
 ]
 
 
-def test_chat_runs_become_steps_with_their_tool_calls_and_results(bench: ModuleType) -> None:
-    """Each assistant message is a step: tool-call name and JSON arguments, a fenced command as bash, the next message as result."""
-    steps = list(bench.chat_steps(CHAT))
-    assert steps == [
-        {"text": "Let me look it up.", "tool": "get_reservation", "args": {"id": "ABC123"}, "result": "{\"status\": \"confirmed\"}"},
-        {"text": "Listing files.\n```bash\nls -la\n```", "tool": "bash", "args": {}, "result": "total 0"},
-        {"text": "Done."},
-    ]
-
-
 def test_real_steps_reads_every_source_and_the_sample_is_seeded(bench: ModuleType, tmp_path: Path) -> None:
-    """Benchmark cases, SWE-agent-style folders and chat runs are read where they lie; the draw is spread over sources and seeded."""
+    """Benchmark cases and chat runs (mini-swe-agent, tau-bench) are read where they lie; the draw is spread over sources and seeded."""
     steps_dir = tmp_path / "benchmark" / "steps"
     steps_dir.mkdir(parents=True)
     case = {"id": "c1", "level": "steps", "input": [{"text": f"step {i} reads file {i}", "tool": "read", "args": {"p": i},
@@ -59,12 +48,13 @@ def test_real_steps_reads_every_source_and_the_sample_is_seeded(bench: ModuleTyp
     real = tmp_path / "data" / "real-runs"
     real.mkdir(parents=True)
     (real / "run.traj.json").write_text(json.dumps({"messages": CHAT}))
-    (real / "tau.json").write_text(json.dumps([{"task_id": 1, "traj": CHAT}]))
+    (real / "tau.json").write_text(json.dumps([{"task_id": 1, "reward": 1.0, "traj": CHAT}]))
     sources = bench.real_steps(tmp_path)
     assert sorted(sources) == ["benchmark", "real-runs"]
-    assert len(sources["benchmark"]) == 30 and len(sources["real-runs"]) == 6
+    assert len(sources["benchmark"]) == 30
+    n_real = len(sources["real-runs"])
+    assert 2 <= n_real <= 8 and any("reservation" in (s.get("text") or "") for s in sources["real-runs"])
     drawn = bench.sample(sources, 20, seed=3)
     assert len(drawn) == 20 and drawn == bench.sample(sources, 20, seed=3)
-    flat = [t for texts in drawn for t in texts]
-    assert sum("Done." == t for t in flat) + sum("reservation" in t for t in flat) >= 1  # the small source gives what it has
-    assert sum(t.startswith("step ") for t in flat) == 14
+    from_bench = sum(1 for texts in drawn if texts[0].startswith("step "))
+    assert from_bench == 20 - n_real  # the small source gives all it has, the rest comes from the other

@@ -577,7 +577,7 @@ def format_report(report: dict[str, Any]) -> str:
     """The report as plain text (tables and one line per measurement)."""
     lines = [
         f"Plateau service benchmark: server pid {report['server']['pid']} on {report['server']['target']}, model {report['model']} "
-        f"on {report['settings'].get('backend', 'torch')}, "
+        f"on {report.get('settings', {}).get('backend', 'torch')}, "
         f"{report['machine']['cpus']} CPUs, load average {report['machine']['loadavg_start'][0]} at start, "
         f"{report['machine']['loadavg_end'][0]} at end",
     ]

@@ -237,9 +237,9 @@ def run_bench(args: argparse.Namespace) -> dict[str, Any]:
     caches = {name: CachedEmbedder(model, max_items=1_000_000) for name, model in models.items()}
     outcomes = case_outcomes(cases, caches)
     report["cases"] = outcomes
-    report["min_cosine_speed_sample"] = round(worst, 6)
-    report["min_cosine_cases"] = round(cache_cosine(caches), 6)
-    report["min_cosine"] = round(min(worst, report["min_cosine_cases"]), 6)
+    report["min_cosine_speed_sample"] = round(worst, 7)
+    report["min_cosine_cases"] = round(cache_cosine(caches), 7)
+    report["min_cosine"] = round(min(worst, report["min_cosine_cases"]), 7)
     report["case_outcomes_equal"] = outcomes["equal"]
     report["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     return report
@@ -257,8 +257,8 @@ def format_report(report: dict[str, Any]) -> str:
         f"{'onnx':8} {r['onnx_single']:>15.2f} {r['onnx_batched']:>20.2f}",
         f"{'speedup':8} {report['speedup_single']:>15.2f} {report['speedup_batched']:>20.2f}"
         f"   (speedup = the smaller: {report['speedup']:.2f})",
-        f"min cosine torch vs onnx: {report['min_cosine']:.6f} (speed sample {report['min_cosine_speed_sample']:.6f}, "
-        f"every text of the {cases['cases']} cases {report['min_cosine_cases']:.6f})",
+        f"min cosine torch vs onnx: {report['min_cosine']:.7f} (speed sample {report['min_cosine_speed_sample']:.7f}, "
+        f"every text of the {cases['cases']} cases {report['min_cosine_cases']:.7f})",
         f"case outcomes equal: {report['case_outcomes_equal']} (torch {cases['counts']['torch']}, onnx {cases['counts']['onnx']}; "
         f"outcomes differ: {cases['differ'] or 'none'}; per-step verdicts differ: {cases['verdicts_differ'] or 'none'})",
     ]

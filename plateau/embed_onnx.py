@@ -90,7 +90,7 @@ def default_cache_dir() -> Path:
     try:
         import platformdirs
     except ImportError:
-        raise ModelUnavailable("platformdirs is not installed: pip install 'plateau[onnx]' (or set PLATEAU_CACHE_DIR)") from None
+        raise ModelUnavailable("platformdirs is not installed: pip install 'plateau-breaker[onnx]' (or set PLATEAU_CACHE_DIR)") from None
     return Path(platformdirs.user_cache_dir("plateau", appauthor=False))
 
 
@@ -248,7 +248,7 @@ class OnnxEmbedder:
                 import onnxruntime  # noqa: F401
                 from tokenizers import Tokenizer
             except ImportError as exc:
-                raise ModelUnavailable(f"the ONNX backend needs {exc.name}: pip install 'plateau[onnx]' (or use --backend torch)") from None
+                raise ModelUnavailable(f"the ONNX backend needs {exc.name}: pip install 'plateau-breaker[onnx]' (or use --backend torch)") from None
             root = self.cache_dir if self.cache_dir is not None else default_cache_dir()
             entry = root / "onnx" / f"{_slug(self.name)}-{spec.checksum[:16]}"
             session = self._ensure_cache(entry, spec)
@@ -392,7 +392,7 @@ def _export(spec: _ModelSpec, entry: Path, problem: str = "missing") -> None:
     except ImportError as exc:
         raise ModelUnavailable(
             f"the ONNX graph of {spec.path} in {entry} is {problem}, and exporting it needs {exc.name}: "
-            "pip install 'torch==2.13.0' 'plateau[engine]' once on this machine (or copy a built cache there), "
+            "pip install 'torch==2.13.0' 'plateau-breaker[engine]' once on this machine (or copy a built cache there), "
             "or use --backend torch"
         ) from None
     os.environ["HF_HUB_OFFLINE"] = "1"

@@ -248,7 +248,9 @@ class OnnxEmbedder:
                 import onnxruntime  # noqa: F401
                 from tokenizers import Tokenizer
             except ImportError as exc:
-                raise ModelUnavailable(f"the ONNX backend needs {exc.name}: pip install 'plateau-breaker[onnx]' (or use --backend torch)") from None
+                raise ModelUnavailable(
+                    f"the ONNX backend needs {exc.name}: pip install 'plateau-breaker[onnx]' (or use --backend torch)"
+                ) from None
             root = self.cache_dir if self.cache_dir is not None else default_cache_dir()
             entry = root / "onnx" / f"{_slug(self.name)}-{spec.checksum[:16]}"
             session = self._ensure_cache(entry, spec)

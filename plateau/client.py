@@ -153,6 +153,7 @@ class Client:
         engine: Any = None,
         tenant: str = "",
         on_unavailable: OnUnavailable = "raise",
+        backend: str | None = None,
     ) -> Client:
         """An in-process client over an :class:`~plateau.engine.Engine`.
 
@@ -169,9 +170,29 @@ class Client:
             tenant does on a server with auth.
         on_unavailable
             ``"raise"`` (default), ``"open"`` or ``"closed"``: see :mod:`plateau.failure`.
+        backend
+            The embedding backend of the default model, ``"onnx"`` or ``"torch"``
+            (:func:`plateau.embed.model_embedder`); ``None`` for the default. Only used when
+            neither ``embedder`` nor ``engine`` is given.
+
+        Raises
+        ------
+        InvalidArgument
+            ``backend`` is not a backend's name (the message starts with ``backend``).
         """
         from plateau.engine import Engine
 
+        if backend is not None:
+            from plateau.embed import check_backend
+
+            try:
+                check_backend(backend)
+            except ValueError as exc:
+                raise InvalidArgument("backend", str(exc).split(": ", 1)[1]) from None
+            if embedder is None and engine is None:
+                from plateau.embed import BatchingEmbedder, model_embedder
+
+                embedder = BatchingEmbedder(model_embedder(backend))
         return cls(_Local(engine or Engine(config, embedder), tenant), on_unavailable=on_unavailable)
 
     @classmethod

@@ -229,9 +229,9 @@ class Engine:
     ) -> None:
         self.config = config or Config()
         if embedder is None:
-            from plateau.embed import BatchingEmbedder, SentenceTransformerEmbedder
+            from plateau.embed import BatchingEmbedder, model_embedder
 
-            embedder = BatchingEmbedder(SentenceTransformerEmbedder())
+            embedder = BatchingEmbedder(model_embedder())
         self.embedder: Embedder = embedder if isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
         self.store: Store = store if store is not None else MemoryStore()
         self.store.bind(self.config)

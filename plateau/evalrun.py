@@ -98,13 +98,20 @@ def detector_levels(name: str) -> tuple[str, ...]:
     return tuple(level for level, names in (("steps", STEP_DETECTORS), ("stream", STREAM_DETECTORS)) if name in names)
 
 
-def default_embedder(model_path: str | None = None) -> Any:
-    """The real sentence-transformers model behind one embedding cache (loaded lazily).
+def default_embedder(model_path: str | None = None, *, backend: str | None = None) -> Any:
+    """The real embedding model behind one embedding cache (loaded lazily).
 
     Parameters
     ----------
     model_path
         A local sentence-transformers folder; ``None`` for all-MiniLM-L6-v2.
+    backend
+        ``"onnx"`` or ``"torch"`` (:func:`plateau.embed.model_embedder`); ``None`` for the default.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``backend``.
 
     Returns
     -------
@@ -112,9 +119,9 @@ def default_embedder(model_path: str | None = None) -> Any:
         Caching up to 100,000 vectors (about 150 MB at 384 dimensions), enough for every
         distinct text of a benchmark.
     """
-    from plateau.embed import CachedEmbedder, SentenceTransformerEmbedder
+    from plateau.embed import CachedEmbedder, model_embedder
 
-    return CachedEmbedder(SentenceTransformerEmbedder(model_path), max_items=100_000)
+    return CachedEmbedder(model_embedder(backend, model_path), max_items=100_000)
 
 
 # ----------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ Usage::
     .venv/bin/python scripts/bench_service.py --json          # one JSON object (``ratio`` = N=32)
     .venv/bin/python scripts/bench_service.py --quick         # a smoke run (N = 1, 2; few steps)
     .venv/bin/python scripts/bench_service.py --torch-threads 1   # the server with plateau serve --torch-threads 1
+    .venv/bin/python scripts/bench_service.py --backend torch     # server and raw reference on torch (default: onnx)
 
 What it does, in one process run:
 
@@ -487,7 +488,8 @@ def _measure_memory(args: argparse.Namespace) -> dict[str, Any]:
     idle = {"text": "Checking whether the deployment finished.", "tool": "kubectl",
             "args": {"cmd": "rollout status deploy/api"}, "result": "deployment \"api\" successfully rolled out"}
     _log(f"memory: a fresh server, then {args.idle_runs:,} idle runs of one step each")
-    extra = ["--store", args.store, "--max-runs-per-tenant", str(args.idle_runs + 100), *_torch_args(args)]
+    backend = ["--backend", args.backend] if args.backend else []
+    extra = ["--store", args.store, "--max-runs-per-tenant", str(args.idle_runs + 100), *backend, *_torch_args(args)]
     with ServerProcess(args.model, extra=extra) as server:
         with Client.remote(server.target, timeout=120.0) as client:
             client.observe("idle-warm", Step.from_dict(idle, 0))  # loads the model, fills the cache
@@ -527,18 +529,19 @@ def _measure_memory(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_bench(args: argparse.Namespace) -> dict[str, Any]:
     """Run the whole benchmark; return the report as a JSON-ready dict."""
-    from plateau.embed import SentenceTransformerEmbedder
+    from plateau.embed import DEFAULT_BACKEND, model_embedder
 
+    backend = args.backend or DEFAULT_BACKEND
     gen = StepGenerator(args.seed)
     report: dict[str, Any] = {
         "machine": {"cpus": os.cpu_count(), "loadavg_start": [round(x, 2) for x in os.getloadavg()]},
         "settings": {"clients": args.clients, "steps": args.steps, "rounds": args.rounds, "max_seconds": args.max_seconds,
                      "seed": args.seed, "idle_runs": args.idle_runs, "raw_batch": RAW_BATCH, "store": args.store,
-                     "server_torch_threads": args.torch_threads},
+                     "server_torch_threads": args.torch_threads, "backend": backend},
     }
     _log("starting the server (plateau serve on 127.0.0.1, port 0) and loading the model here for the raw reference")
-    with ServerProcess(args.model, extra=["--store", args.store, *_torch_args(args)]) as server:
-        model = SentenceTransformerEmbedder(args.model).load()
+    with ServerProcess(args.model, extra=["--store", args.store, "--backend", backend, *_torch_args(args)]) as server:
+        model = model_embedder(backend, args.model).load()
         report["model"] = model.name
         report["server"] = {"pid": server.pid, "target": server.target}
         # Warm-up: the server's first forward passes and this process's, not measured.
@@ -573,7 +576,8 @@ def run_bench(args: argparse.Namespace) -> dict[str, Any]:
 def format_report(report: dict[str, Any]) -> str:
     """The report as plain text (tables and one line per measurement)."""
     lines = [
-        f"Plateau service benchmark: server pid {report['server']['pid']} on {report['server']['target']}, model {report['model']}, "
+        f"Plateau service benchmark: server pid {report['server']['pid']} on {report['server']['target']}, model {report['model']} "
+        f"on {report.get('settings', {}).get('backend', 'torch')}, "
         f"{report['machine']['cpus']} CPUs, load average {report['machine']['loadavg_start'][0]} at start, "
         f"{report['machine']['loadavg_end'][0]} at end",
     ]
@@ -641,6 +645,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", metavar="PATH", help="local sentence-transformers folder (default all-MiniLM-L6-v2)")
     p.add_argument("--store", default="memory", metavar="SPEC",
                    help="the server's run store, passed to plateau serve --store (default memory; sqlite:PATH for the durable one)")
+    p.add_argument("--backend", choices=("onnx", "torch"),
+                   help="embedding backend of the server and of the raw reference (default: Plateau's default, onnx)")
     p.add_argument("--torch-threads", type=int, metavar="N",
                    help="passed to plateau serve --torch-threads (default: torch's own); the raw reference keeps torch's default")
     p.add_argument("--no-raw", action="store_true", help="skip the raw model.encode reference")

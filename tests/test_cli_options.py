@@ -1,4 +1,4 @@
-"""``plateau serve --torch-threads``: parsed, validated, and applied before the model loads (no model needed)."""
+"""``plateau serve --torch-threads`` and ``--backend``: parsed, validated, and applied before the model loads (no model needed)."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def _serve_engine_events(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> li
     monkeypatch.setattr(_FakeModel, "events", events)
     monkeypatch.setattr(plateau.embed, "SentenceTransformerEmbedder", _FakeModel)
     monkeypatch.setattr(plateau.embed, "set_torch_threads", lambda n: events.append(("threads", n)))
-    args: argparse.Namespace = cli.build_parser().parse_args(["serve", "--port", "0", "--store", "memory", *argv])
+    args: argparse.Namespace = cli.build_parser().parse_args(["serve", "--port", "0", "--store", "memory", "--backend", "torch", *argv])
     engine = cli._serve_engine(args)
     engine.close()
     return events
@@ -84,3 +84,39 @@ def test_set_torch_threads_sets_torch_s_thread_count() -> None:
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
+
+
+def test_serve_gives_the_onnx_backend_its_thread_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --backend onnx, --torch-threads 2 becomes ONNX Runtime's intra-op thread count and torch is left alone."""
+    import plateau.embed_onnx
+
+    made: list[object] = []
+
+    class FakeOnnx(_FakeModel):
+        def __init__(self, model_path: object = None, *, threads: int | None = None) -> None:
+            super().__init__(model_path)
+            made.append(threads)
+
+    monkeypatch.setattr(plateau.embed_onnx, "OnnxEmbedder", FakeOnnx)
+    monkeypatch.setattr(plateau.embed, "set_torch_threads", lambda n: made.append(("torch", n)))
+    args = cli.build_parser().parse_args(["serve", "--port", "0", "--store", "memory", "--backend", "onnx", "--torch-threads", "2"])
+    cli._serve_engine(args).close()
+    assert made == [2]
+
+
+@pytest.mark.parametrize("command", [["serve"], ["replay", "examples"], ["eval", "examples"], ["demo"]])
+def test_backend_is_validated_with_a_message_naming_the_option(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """``--backend tensorflow`` exits with status 2 and names --backend and the valid choices, on every command that embeds."""
+    with pytest.raises(SystemExit) as exc:
+        cli.build_parser().parse_args([*command, "--backend", "tensorflow"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--backend" in err and "must be one of onnx, torch; got 'tensorflow'" in err
+
+
+def test_backend_defaults_to_none_and_accepts_both_names() -> None:
+    """Without --backend the option is None (the default backend applies); onnx and torch parse as given."""
+    parser = cli.build_parser()
+    assert parser.parse_args(["replay", "examples"]).backend is None
+    assert parser.parse_args(["replay", "examples", "--backend", "onnx"]).backend == "onnx"
+    assert parser.parse_args(["eval", "examples", "--backend", "torch"]).backend == "torch"

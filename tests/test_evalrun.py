@@ -85,7 +85,7 @@ class CountingEmbedder:
 @pytest.fixture()
 def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make the CLI's default embedder the hashing test double (no model load)."""
-    monkeypatch.setattr(evalrun, "default_embedder", lambda model_path=None: HashingEmbedder())
+    monkeypatch.setattr(evalrun, "default_embedder", lambda model_path=None, backend=None: HashingEmbedder())
 
 
 # ------------------------------------------------------------------------------ evalrun

@@ -22,3 +22,9 @@ def test_remote_client_imports_no_torch() -> None:
     """A remote client (what an agent machine installs) loads no torch or numpy."""
     loaded = _loaded_after("from plateau.client import Client; Client.remote('127.0.0.1:1')")
     assert "torch" not in loaded and "numpy" not in loaded and "sentence_transformers" not in loaded
+
+
+def test_onnx_backend_module_imports_nothing_heavy() -> None:
+    """Importing the ONNX backend loads neither onnxruntime, tokenizers nor torch: they load with the model."""
+    loaded = _loaded_after("import plateau.embed_onnx")
+    assert not loaded & {"torch", "onnxruntime", "tokenizers", "transformers", "onnx", "grpc"}

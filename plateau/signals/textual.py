@@ -450,6 +450,14 @@ def jaccard(a: AbstractSet[int], b: AbstractSet[int]) -> float:
 
 _SEGMENTERS = threading.local()  # pysbd.Segmenter keeps per-call state: one per thread
 
+# pysbd hands ``re`` its patterns as strings, many of them built from the abbreviations it
+# meets: ~940 distinct patterns over the benchmark's steps, more than ``re``'s cache keeps
+# (512), so they were compiled again and again (1,308 compiles in 638 new steps, a third of
+# the engine's own time per step; scripts/profile_step.py). A larger bound keeps them all.
+_RE_CACHE_SIZE = 4_096
+if getattr(re, "_MAXCACHE", _RE_CACHE_SIZE) < _RE_CACHE_SIZE:
+    setattr(re, "_MAXCACHE", _RE_CACHE_SIZE)  # noqa: B010  (a private bound of the standard library)
+
 
 def _segmenter(language: str) -> Any:
     cache: dict[str, Any] | None = getattr(_SEGMENTERS, "cache", None)

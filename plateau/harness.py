@@ -27,7 +27,7 @@ conservative: an agent re-sends its growing transcript every turn, so the real s
 stopping a run early is larger.
 
 Only the client side of Plateau is imported here (``grpcio`` and ``protobuf`` for ``--remote``,
-the standard library for HTTP), so an agent machine needs ``pip install plateau`` only;
+the standard library for HTTP), so an agent machine needs ``pip install plateau-breaker`` only;
 ``--local`` (no server) needs the engine extra.
 
 Run it with ``python -m plateau.harness --remote HOST:PORT [PATH...]``; ``--help`` lists the

@@ -223,7 +223,8 @@ class SentenceTransformerEmbedder:
                     from sentence_transformers import SentenceTransformer
                 except ImportError:
                     raise ModelUnavailable(
-                        "sentence-transformers is not installed: pip install 'plateau-breaker[engine]' (with torch==2.13.0 for the CPU build)"
+                        "sentence-transformers is not installed: "
+                        "pip install 'plateau-breaker[engine]' (with torch==2.13.0 for the CPU build)"
                     ) from None
                 try:
                     model = SentenceTransformer(str(path), device="cpu", local_files_only=True)

@@ -669,7 +669,7 @@ class Engine:
             a.information.reset_evidence()
             a.near_dup_streak = 0
         acknowledged = step.status is ToolStatus.OK and step.tool is not None and not (step.result or "").strip()
-        recurrence, _ = a.memory.recall(text_vec, obs_vec, mutations=prog.mutations, digest=prog.result_digest, failed=prog.error)
+        recurrence, _ = a.memory.recall(text_vec, obs_vec, mutations=prog.mutations, digest=prog.result_digest)
         info = a.information.update(
             step.text,
             step.result,
@@ -691,7 +691,6 @@ class Engine:
             mutations=prog.mutations,
             digest=prog.result_digest,
             requery=prog.call_seen,
-            failed=prog.error,
         )
         talk = a.talk.update(called=step.tool is not None, user_brought_facts=info.user_terms >= NEW_FACT_TERMS)
         sem = a.semantic.update(

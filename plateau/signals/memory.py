@@ -132,15 +132,13 @@ class RunMemory:
         *,
         mutations: int = 0,
         digest: str | None = None,
-        failed: bool = False,
     ) -> tuple[float | None, float | None]:
         """``(result_recurrence, text_recurrence)`` of a step against the memory (nothing stored).
 
         An earlier observation made before a later mutation of the world (``mutations`` counts
         them, :attr:`plateau.signals.progress.ProgressSignals.mutations`) is compared only when
         the result is the same text (``digest`` of the normalised result): a re-read that shows
-        the change an edit made is not recurrence; the same answer after it is (``failed`` is
-        accepted for symmetry with :meth:`update` and changes nothing here).
+        the change an edit made is not recurrence; the same answer after it is.
         """
         same_world = [v for v, epoch, d in self._obs if epoch == mutations or (digest is not None and d == digest)]
         return _max_cos(obs_vec, same_world), _max_cos(text_vec, list(self._text))
@@ -155,7 +153,6 @@ class RunMemory:
         mutations: int = 0,
         digest: str | None = None,
         requery: bool = False,
-        failed: bool = False,
     ) -> MemorySignals:
         """Judge one step against the memory, then remember it.
 
@@ -167,7 +164,7 @@ class RunMemory:
         (:attr:`plateau.signals.progress.ProgressSignals.call_seen`): its answer recurs from
         ``REQUERY_RESULT`` on (a metric read again reads alike with new numbers).
         """
-        rr, tr = self.recall(text_vec, obs_vec, mutations=mutations, digest=digest, failed=failed)
+        rr, tr = self.recall(text_vec, obs_vec, mutations=mutations, digest=digest)
         if obs_vec is not None:
             self._obs.append((obs_vec, mutations, digest))
         if text_vec is not None:

@@ -682,7 +682,12 @@ class Engine:
             result_recurrent=is_recurrent(recurrence, requery=prog.call_seen),
             marker=prog.progress or prog.recovered or prog.error_novel,
             mutation=prog.mutated,
+            requery=prog.call_seen,
+            novel=prog.result_novel is not False,
         )
+        # waiting: the previous call asked again right away (a poller), or a result that reads as
+        # waiting; the poll bounds govern it, not the calibrated tests
+        waiting = prog.polling or (step.tool is not None and result_kind == "waiting")
         mem = a.memory.update(
             text_vec,
             obs_vec,
@@ -691,10 +696,15 @@ class Engine:
             mutations=prog.mutations,
             digest=prog.result_digest,
             requery=prog.call_seen,
+            fresh=info.next_item or waiting,
         )
         talk = a.talk.update(called=step.tool is not None, user_brought_facts=info.user_terms >= NEW_FACT_TERMS)
         sem = a.semantic.update(
-            text_vec, obs_vec, structural=prog.repeat_count >= 2, new_facts=mem.new_facts, judged=mem.new_facts or not acknowledged
+            text_vec,
+            obs_vec,
+            structural=prog.repeat_count >= 2,
+            new_facts=mem.new_facts,
+            judged=(mem.new_facts or not acknowledged) and not waiting,
         )
         # Restatement evidence (near-identical step, verbatim text) is for steps without a tool
         # call. With a call, the call's own evidence decides: it knows pollers, requested
@@ -887,4 +897,3 @@ class Engine:
     def close(self) -> None:
         """Close the store (a durable store checkpoints and releases its file)."""
         self.store.close()
-

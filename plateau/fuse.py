@@ -261,7 +261,11 @@ def fuse(
         )
     iterating = info is not None and info.iterating
     if prog.same_outcome_count >= 2 and prog.repeat_count < prog.same_outcome_count and not iterating:
-        same = count_score(prog.same_outcome_count, config.same_outcome_steer, config.same_outcome_trip)
+        # the same answer that reads as waiting ("queued", "pending") from a status call and
+        # its variants is waiting, bounded like any poller
+        waiting = result_kind == "waiting"
+        steer_same, trip_same = (config.poll_steer, config.poll_trip) if waiting else (config.same_outcome_steer, config.same_outcome_trip)
+        same = count_score(prog.same_outcome_count, steer_same, trip_same)
         found["tool.same_outcome"] = (
             # the same error is a failure repeating; the same empty answer is ambiguous (an
             # audit where most items are clean answers "nothing" too): it may only steer, and
@@ -342,9 +346,7 @@ def recurs(memory: MemorySignals | None, config: Config) -> bool:
     return memory.recurrent >= RECURRENT_SHARE * config.window
 
 
-def _apply_policy(
-    found: dict[str, tuple[float, str]], prog: ProgressSignals, memory: MemorySignals | None, config: Config
-) -> Evidence:
+def _apply_policy(found: dict[str, tuple[float, str]], prog: ProgressSignals, memory: MemorySignals | None, config: Config) -> Evidence:
     """Cap each finding as :data:`POLICY` says and pick the strongest."""
     recurring = recurs(memory, config)
     parts: dict[str, tuple[float, bool, str]] = {}

@@ -134,9 +134,13 @@ def main(argv: list[str] | None = None) -> int:
                 actions[run.id] = [v.action.value for v in verdicts]
                 reasons[run.id] = [v.reasons for v in verdicts]
                 if rows:
+                    expected = run.expected if isinstance(run.expected, dict) else {}
+                    allowed = expected.get("per_step") or []
                     for v in verdicts:
-                        rows.write(json.dumps({"set": name, "case": run.id, "step": v.step_index, "action": v.action.value,
-                                               "reasons": list(v.reasons), "score": v.score}) + "\n")
+                        row = {"set": name, "case": run.id, "outcome": run.outcome or expected.get("final"), "step": v.step_index,
+                               "allowed": allowed[v.step_index] if v.step_index < len(allowed) else None,
+                               "action": v.action.value, "reasons": list(v.reasons), "score": v.score, "signals": v.signals}
+                        rows.write(json.dumps(row) + "\n")
             embedder.save()
             labelled = [r for r in runs if isinstance(r.expected, dict) and "per_step" in r.expected]
             result: dict[str, Any] = {"runs": len(runs)}

@@ -15,9 +15,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from plateau.config import Config
 from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
-from plateau.signals.progress import is_mutation
+from plateau.fuse import STEER_LEVEL, count_score, fuse
+from plateau.signals.progress import ProgressSignals, is_mutation
+from plateau.signals.semantic import SemanticSignals
+from plateau.signals.textual import TextualSignals
 from plateau.types import Step
 from tests.conftest import shared_path
 
@@ -123,6 +127,55 @@ def test_waiting_whose_result_moves_only_in_a_timestamp_is_bounded_by_the_poll_l
     assert all(a == "continue" for a in actions[polls[0] : polls[6]])
     assert actions[polls[7]] == "steer"
     assert actions[polls[15]] == "trip"
+
+
+def test_a_poller_whose_counter_advances_is_waiting_not_a_stall() -> None:
+    """Waiting: the same status call asked again right away, its answer moving in a counter the
+    masks keep (replicas ready, rows copied). The poll is waited for, not recalled: however
+    formulaic the narration, the calibrated tests never trip it."""
+    steps = _explore(random.Random(21), 6)
+    for k in range(24):
+        steps.append(Step(index=len(steps), text=f"Still rolling out, {k // 3} of 8 ready. Checking again.", tool="bash",
+                          args={"command": "kubectl rollout status deploy/api --timeout=5s"},
+                          result=f'Waiting for deployment "api" rollout to finish: {k // 3} of 8 updated replicas are available...',
+                          status="ok"))
+    assert "trip" not in _actions(steps)
+
+
+def test_a_batch_over_listed_items_answering_in_numbers_never_trips() -> None:
+    """A batch over items the environment listed (partitions, regions): each call asks about
+    the next listed item and answers with the same table shape and new numbers. Each answer is
+    that item's facts, not a re-measurement, however alike the tables and the narration read."""
+    rng = random.Random(22)
+    steps = _explore(rng, 5)
+    parts = [f"events_p2024_03_{d:02d}" for d in range(1, 21)]
+    steps.append(Step(index=len(steps), text="Listing the partitions in scope.", tool="sql",
+                      args={"query": "select relname from pg_class where relname like 'events_p2024_03_%'"},
+                      result="\n".join(parts), status="ok"))
+    for k, part in enumerate(parts):
+        raw, fact = rng.randint(40_000, 60_000), rng.randint(40_000, 60_000)
+        steps.append(Step(index=len(steps), text=f"Partition {k + 1} checked. Next one.", tool="sql",
+                          args={"query": f"select count(*) raw, sum(amount) from {part}"},
+                          result=f" raw_rows | fact_rows | diff\n----------+-----------+------\n {raw} | {fact} | {raw - fact}\n(1 row)",
+                          status="ok"))
+    assert "trip" not in _actions(steps)
+
+
+
+@pytest.mark.parametrize("count", range(2, 12))
+def test_the_same_waiting_answer_to_varied_status_calls_is_bounded_by_the_poll_limits(count: int) -> None:
+    """Varied status calls (squeue, sacct, scontrol) that all answer that the job still waits:
+    the same answer to varied calls, but a waiting one, so the poll limits bound it (steer from
+    ``poll_steer``, trip from ``poll_trip``), not ``same_outcome_*``; a non-waiting answer keeps them."""
+    config = Config()
+    prog = ProgressSignals(signature=f"s{count}", repeat_count=1, streak=1, same_outcome_count=count)
+    step = Step(index=20, tool="bash", args={"command": "sacct -j 81234 -n -o State"}, result="PENDING (Priority)")
+    sem, text = SemanticSignals(), TextualSignals()
+    waiting = fuse(step, sem, prog, text, 0, 0, config, result_kind="waiting").components["tool.same_outcome"]
+    other = fuse(step, sem, prog, text, 0, 0, config).components["tool.same_outcome"]
+    assert waiting == pytest.approx(count_score(count, config.poll_steer, config.poll_trip), abs=1e-4)
+    assert other == pytest.approx(count_score(count, config.same_outcome_steer, config.same_outcome_trip), abs=1e-4)
+    assert (waiting >= STEER_LEVEL) == (count >= config.poll_steer)
 
 
 def test_talk_instead_of_action_steers_at_the_third_turn_and_trips_at_the_sixth() -> None:

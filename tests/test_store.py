@@ -16,7 +16,7 @@ from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
 from plateau.errors import InvalidArgument, RunNotFound, StepConflict, StoreUnavailable
 from plateau.store import MemoryStore, open_store
-from plateau.store.sqlite import SqliteStore
+from plateau.store.sqlite import ANALYSIS_FORMAT, SqliteStore
 from plateau.types import Action, Step
 
 
@@ -250,7 +250,7 @@ def test_a_version_1_file_is_upgraded_and_its_pickled_runs_are_refused(tmp_path:
         db.execute("UPDATE runs SET analysis = ?, analysis_format = 3", (b"\x80\x05 not to be loaded",))
         db.execute("PRAGMA user_version = 1")
     store = SqliteStore(path)
-    with pytest.raises(StoreUnavailable, match="format 3; this Plateau reads format 4"):
+    with pytest.raises(StoreUnavailable, match=f"format 3; this Plateau reads format {ANALYSIS_FORMAT}"):
         store.get(("", "r"))
     fresh = Engine(embedder=HashingEmbedder(), store=store)
     assert fresh.observe("s", Step(index=0, text="y")).step_index == 0

@@ -143,6 +143,11 @@ class InformationSignals:
         host of an inventory, the next file of a listing): work through items the environment
         named, not guesses built from familiar words. Its empty or repeated answer is that
         item's answer, so it never counts as a failing call.
+    next_item
+        ``iterating``, and the call was never made before (not a re-query), did not fail and
+        answered something the run had not seen verbatim: a question about a new item. Its
+        answer, numbers included, is new facts, and it is not recurrence however alike it
+        reads to the previous item's (issue 11: a batch over items is work).
     user_terms
         Content terms the user message that arrived before this step adds to the run (int
         >= 0; 0 without one): a user who says something new brings facts to the run.
@@ -170,6 +175,7 @@ class InformationSignals:
     observed_cusum: float = 0.0
     calls_failing: int = 0
     iterating: bool = False
+    next_item: bool = False
     user_terms: int = 0
     new_facts: bool = False
 
@@ -215,6 +221,8 @@ class InformationTracker:
         result_recurrent: bool = False,
         marker: bool = False,
         mutation: bool = False,
+        requery: bool = False,
+        novel: bool = True,
     ) -> InformationSignals:
         """Count the step's new terms and judge them.
 
@@ -265,8 +273,13 @@ class InformationTracker:
         failing = sum(self._failing) if result is not None else 0
         # a fact is named by a word: new bare numbers in an answer (a metric re-read, a count)
         # are a re-measurement of something the run already knows about
-        named = sum(1 for t in observed if not _NUMBER.fullmatch(t))
-        from_world = result is not None and bool(result.strip()) and named >= NEW_FACT_TERMS and not result_recurrent
+        # ... unless the call asks about the next item of a listing the run saw (a partition, a
+        # region, a host): its numbers are that item's answer, however alike the table reads
+        next_item = iterating and not requery and novel and result is not None and not failed
+        named = sum(1 for t in observed if next_item or not _NUMBER.fullmatch(t))
+        from_world = (
+            result is not None and bool(result.strip()) and named >= NEW_FACT_TERMS and (next_item or not result_recurrent)
+        )
         new_facts = marker or from_world or len(heard) >= NEW_FACT_TERMS or len(wrote_new) >= NEW_WRITE_TERMS
         if wrote and len(self._terms) < MAX_TERMS:
             self._terms |= wrote
@@ -277,6 +290,7 @@ class InformationTracker:
                 observed_terms=len(observed),
                 calls_failing=failing,
                 iterating=iterating,
+                next_item=next_item,
                 user_terms=len(heard),
                 new_facts=new_facts,
             )
@@ -296,6 +310,7 @@ class InformationTracker:
             observed_cusum=round(observed_cusum, 4),
             calls_failing=failing,
             iterating=iterating,
+            next_item=next_item,
             user_terms=len(heard),
             new_facts=new_facts,
         )

@@ -124,7 +124,6 @@ class RunMemory:
         self._text: deque[np.ndarray] = deque(maxlen=memory)
         self._recent: deque[bool | None] = deque(maxlen=window)
 
-
     def recall(
         self,
         text_vec: np.ndarray | None,
@@ -153,6 +152,7 @@ class RunMemory:
         mutations: int = 0,
         digest: str | None = None,
         requery: bool = False,
+        fresh: bool = False,
     ) -> MemorySignals:
         """Judge one step against the memory, then remember it.
 
@@ -162,14 +162,18 @@ class RunMemory:
         :class:`~plateau.signals.information.InformationSignals`; ``mutations`` and ``digest``
         as in :meth:`recall`. ``requery`` marks a call made before with the same arguments
         (:attr:`plateau.signals.progress.ProgressSignals.call_seen`): its answer recurs from
-        ``REQUERY_RESULT`` on (a metric read again reads alike with new numbers).
+        ``REQUERY_RESULT`` on (a metric read again reads alike with new numbers). ``fresh``
+        marks an answer that cannot recur whatever its cosine: the next item of a listing
+        (:attr:`plateau.signals.information.InformationSignals.next_item`) or a wait (a poll
+        whose result moved only in what masking removes), which the poll bounds govern
+        (:func:`plateau.fuse._call_thresholds`); it still counts among ``results``.
         """
         rr, tr = self.recall(text_vec, obs_vec, mutations=mutations, digest=digest)
         if obs_vec is not None:
             self._obs.append((obs_vec, mutations, digest))
         if text_vec is not None:
             self._text.append(text_vec)
-        recurred = is_recurrent(rr, requery=requery)
+        recurred = not fresh and is_recurrent(rr, requery=requery)
         self._recent.append(None if not has_result else recurred)
         flags = [f for f in self._recent if f is not None]
         return MemorySignals(

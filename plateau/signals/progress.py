@@ -298,6 +298,11 @@ class ProgressSignals:
         The call repeats the previous one (``streak >= 2``) and its raw result differs from
         the previous one's only in what masking removes (a timestamp, an elapsed-time
         counter, an id): a poller waiting on something that moves, bounded like one.
+    polling
+        The call is the previous step's call again (tool and canonical arguments), with no
+        mutation in between, whatever it returned: a poller asking the same question right
+        away (a job's status, a rollout's replica count). Its answer is waited for, not
+        recalled; an unchanged answer is still counted by ``streak`` against the poll bounds.
     mutated
         The step changed the world (:func:`is_mutation`): its result acknowledges an action
         rather than answering a question.
@@ -322,6 +327,7 @@ class ProgressSignals:
     result_digest: str | None = None
     call_seen: bool = False
     masked_only: bool = False
+    polling: bool = False
     mutated: bool = False
 
 
@@ -358,6 +364,8 @@ class ProgressTracker:
         self._failed_args: dict[str, str] = {}
         self._seen_errors: set[str] = set()
         self._seen_calls: set[str] = set()
+        self._last_call: str | None = None  # the previous step's call, and the epoch it was made in
+        self._last_call_epoch = 0
 
     def _is_progress(self, step: Step) -> bool:
         """A new best test count or a metric value never seen in the run."""
@@ -450,11 +458,16 @@ class ProgressTracker:
         self._signatures.append((sig, self._epoch, error))
         epoch_before = self._epoch
         call_seen = False
+        polling = False
         if step.tool is not None:
             call = _digest(json.dumps([step.tool, canonical_args(step.args)]))
             call_seen = call in self._seen_calls
+            polling = call == self._last_call and self._last_call_epoch == self._epoch
+            self._last_call, self._last_call_epoch = call, self._epoch
             if len(self._seen_calls) < MAX_ERRORS:
                 self._seen_calls.add(call)
+        else:
+            self._last_call = None
         self._recent.append(sig)
         mutated = is_mutation(step)
         if mutated:
@@ -534,5 +547,6 @@ class ProgressTracker:
             result_digest=None if norm is None else _digest(norm),
             call_seen=call_seen,
             masked_only=masked_only,
+            polling=polling,
             mutated=mutated,
         )

@@ -19,7 +19,7 @@ from plateau.config import Config
 from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
 from plateau.fuse import STEER_LEVEL, count_score, fuse
-from plateau.signals.progress import ProgressSignals, is_mutation
+from plateau.signals.progress import ProgressSignals, is_mutation, is_wait
 from plateau.signals.semantic import SemanticSignals
 from plateau.signals.textual import TextualSignals
 from plateau.types import Step
@@ -128,6 +128,27 @@ def test_waiting_whose_result_moves_only_in_a_timestamp_is_bounded_by_the_poll_l
     assert actions[polls[7]] == "steer"
     assert actions[polls[15]] == "trip"
 
+
+
+def test_a_poller_that_sleeps_between_its_checks_is_bounded_like_one_that_does_not() -> None:
+    """Waiting with a ``sleep`` call between checks: the sleeps ask nothing and are transparent
+    (never a repeat or a cycle), and the checks form one poll, steered at its 8th check and
+    tripped at its 16th (``poll_steer``, ``poll_trip``), as back-to-back checks would be."""
+    steps = _explore(random.Random(24), 3)
+    for k in range(18):
+        steps.append(Step(index=len(steps), text="Giving the job a minute.", tool="bash", args={"command": "sleep 60"},
+                          result="", status="ok"))
+        steps.append(Step(index=len(steps), text="Checking the job.", tool="bash",
+                          args={"command": "curl -s https://api.example.test/v1/jobs/job-17"},
+                          result=f'{{"id": "job-17", "state": "RUNNING", "checked_at": "2024-06-11T14:{10 + k:02d}:07Z"}}',
+                          status="ok"))
+    actions = _actions(steps)
+    checks = [i for i, s in enumerate(steps) if "curl" in s.args]
+    assert all(actions[i] == "continue" for i in checks[:7])
+    assert actions[checks[7]] == "steer"
+    assert "trip" not in actions[: checks[15]]
+    assert actions[checks[15]] == "trip"
+    assert is_wait(steps[3]) and not is_wait(steps[4])
 
 def test_a_poller_whose_counter_advances_is_waiting_not_a_stall() -> None:
     """Waiting: the same status call asked again right away, its answer moving in a counter the

@@ -187,6 +187,26 @@ def is_mutation(step: Step) -> bool:
     return any(_MUTATING_SHELL.search(text) for text in _strings(step.args))
 
 
+#: A tool whose name says it only waits (``sleep``, ``wait``, ``time.sleep``).
+_WAIT_TOOL = re.compile(r"(?:^|[_\-.\s])(?:sleep|wait|pause|delay)$", re.IGNORECASE)
+#: A shell command that only waits: ``sleep 30``, ``sleep 1m`` alone.
+_WAIT_SHELL = re.compile(r"\s*sleep\s+\d+(?:\.\d+)?[smhd]?\s*;?\s*")
+
+
+def is_wait(step: Step) -> bool:
+    """Whether ``step`` is a call that only waits: a tool named for waiting (``sleep``,
+    ``wait``), or one whose only text argument is a shell ``sleep N``. It asks nothing and
+    changes nothing, so it is transparent to repeats and polling: a poller that sleeps between
+    its checks is the same poller as one that checks back to back (issue 11, "waiting"), and
+    its checks are bounded by the poll limits."""
+    if step.tool is None or is_error(step) or (step.result or "").strip():
+        return False
+    if _WAIT_TOOL.search(step.tool):
+        return True
+    texts = _strings(step.args)
+    return len(texts) == 1 and _WAIT_SHELL.fullmatch(texts[0]) is not None
+
+
 def _strings(args_json: str) -> list[str]:
     """The string values of a JSON object of arguments (a command line, a script), or the text."""
     if not args_json:
@@ -409,8 +429,12 @@ class ProgressTracker:
         return None
 
     def update(self, step: Step) -> ProgressSignals:
-        """Judge ``step`` against the run so far, then record it."""
+        """Judge ``step`` against the run so far, then record it. A call that only waits
+        (:func:`is_wait`) is judged as waiting and leaves no trace: the next check continues
+        the poll it interrupted."""
         self._step += 1
+        if is_wait(step):
+            return ProgressSignals(polling=True)
         progress = self._is_progress(step)
         if progress:
             self._signatures.clear()

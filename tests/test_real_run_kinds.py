@@ -150,6 +150,30 @@ def test_a_poller_that_sleeps_between_its_checks_is_bounded_like_one_that_does_n
     assert actions[checks[15]] == "trip"
     assert is_wait(steps[3]) and not is_wait(steps[4])
 
+def test_a_batch_over_items_the_agent_names_itself_never_trips() -> None:
+    """A backfill one day at a time and a drain one node at a time: each call asks about an
+    item no earlier call asked about (a day, a node the agent names itself, not from a
+    listing), and each answer reads like the previous one. New questions answered are work,
+    however formulaic the narration and however alike the answers."""
+    rng = random.Random(25)
+    steps = _explore(rng, 6)
+    for day in range(1, 29):
+        rows = rng.randint(90_000, 120_000)
+        steps.append(Step(index=len(steps), text=f"Backfilling 2024-02-{day:02d}.", tool="bash",
+                          args={"command": f"python backfill.py --date 2024-02-{day:02d}"},
+                          result=f"loaded {rows} rows into fact_orders_daily", status="ok"))
+        steps.append(Step(index=len(steps), text=f"Day {day} loaded; checking it against raw.", tool="sql",
+                          args={"query": f"select count(*) from raw.orders where day = '2024-02-{day:02d}'"},
+                          result=f" count\\n-------\\n {rows}\\n(1 row)", status="ok"))
+    assert "trip" not in _actions(steps)
+    steps = _explore(rng, 6)
+    for k in range(30):
+        steps.append(Step(index=len(steps), text=f"Node {k + 1} of 30. Draining it.", tool="bash",
+                          args={"command": f"kubectl drain gke-prod-pool-b-{k:03d} --ignore-daemonsets --delete-emptydir-data"},
+                          result=f"node/gke-prod-pool-b-{k:03d} cordoned\\nevicting pod default/web-{rng.randint(100, 999)}\\n"
+                                 f"node/gke-prod-pool-b-{k:03d} drained", status="ok"))
+    assert "trip" not in _actions(steps)
+
 def test_a_poller_whose_counter_advances_is_waiting_not_a_stall() -> None:
     """Waiting: the same status call asked again right away, its answer moving in a counter the
     masks keep (replicas ready, rows copied). The poll is waited for, not recalled: however

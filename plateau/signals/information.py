@@ -41,7 +41,15 @@ from plateau.signals.progress import normalize_volatile
 from plateau.signals.semantic import calibrated_test
 from plateau.signals.textual import STOP_WORDS, tokenize
 
-__all__ = ["NEW_FACT_TERMS", "NEW_WRITE_TERMS", "InformationSignals", "InformationTracker", "content_terms", "observed_terms"]
+__all__ = [
+    "NEW_FACT_TERMS",
+    "NEW_WRITE_TERMS",
+    "InformationSignals",
+    "InformationTracker",
+    "asked_tokens",
+    "content_terms",
+    "observed_terms",
+]
 
 #: Observed terms a result (or new terms a user message) must add to count as new facts. One
 #: term is the noise floor of a re-run (a changed number, a temp name the masks missed); two
@@ -86,6 +94,21 @@ def changed_span(previous: str, current: str) -> str:
     while end < len(current) and current[end] not in _BOUNDARY:
         end += 1
     return current[start:end]
+
+
+#: A calendar date on its own (``2024-03-02``, no time of day): the name of a day or a
+#: partition, an item a batch works through, unlike a clock reading (``2024-03-02T14:05Z``).
+_PLAIN_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b(?![T ]\d{2}:\d{2})")
+
+
+def asked_tokens(args: str) -> set[str]:
+    """What a call's arguments (JSON text) ask about: their lower-cased tokens of at least 2
+    characters, split at the :func:`changed_span` delimiters, with clock readings masked
+    (timestamps with a time of day, times, epochs, durations, UUIDs, hex ids, temp paths;
+    :func:`plateau.signals.progress.normalize_volatile`). A plain calendar date stays: the
+    day of a backfill is an item, not a clock."""
+    kept = _PLAIN_DATE.sub(r"day\1\2\3", args[:ARGS_CHARS * 4])
+    return {t for t in _BOUNDARY_RE.split(normalize_volatile(kept).lower()) if len(t) >= 2}
 
 
 def content_terms(text: str) -> set[str]:
@@ -144,10 +167,14 @@ class InformationSignals:
         named, not guesses built from familiar words. Its empty or repeated answer is that
         item's answer, so it never counts as a failing call.
     next_item
-        ``iterating``, and the call was never made before (not a re-query), did not fail and
-        answered something the run had not seen verbatim: a question about a new item. Its
-        answer, numbers included, is new facts, and it is not recurrence however alike it
-        reads to the previous item's (issue 11: a batch over items is work).
+        A new question answered: the call asks about something no earlier call asked about (a
+        token of its arguments, clock readings masked, that no earlier call's arguments held:
+        :func:`asked_tokens`; or ``iterating`` towards an item never asked about), did not
+        fail, and its answer is not verbatim an earlier one. Its answer is new facts from one
+        new term on, numbers included (the noise floor of two terms is a re-run's), and it is
+        not recurrence however alike it reads to the previous item's
+        (issue 11: a batch over items, a day at a time or a region at a time, is work; a stall
+        asks the same questions again, or gets the same answers).
     user_terms
         Content terms the user message that arrived before this step adds to the run (int
         >= 0; 0 without one): a user who says something new brings facts to the run.
@@ -199,6 +226,7 @@ class InformationTracker:
         self._failing: deque[bool] = deque(maxlen=config.window)
         self._result_tokens: set[str] = set()
         self._last_args: dict[str, str] = {}
+        self._asked: set[str] = set()
 
     def reset_evidence(self) -> None:
         """Forget accumulated evidence and failing calls (on progress), keeping the vocabulary
@@ -244,7 +272,12 @@ class InformationTracker:
         said = content_terms(text)
         answered = False
         iterating = False
+        asks_new = False
         if tool is not None:
+            asked = asked_tokens(args or "")
+            asks_new = bool(asked - self._asked)
+            if len(self._asked) < MAX_TERMS:
+                self._asked |= asked
             current = (args or "")[:ARGS_CHARS]
             previous = self._last_args.get(tool)
             span = changed_span(previous, current) if previous is not None else ""
@@ -273,13 +306,13 @@ class InformationTracker:
         failing = sum(self._failing) if result is not None else 0
         # a fact is named by a word: new bare numbers in an answer (a metric re-read, a count)
         # are a re-measurement of something the run already knows about
-        # ... unless the call asks about the next item of a listing the run saw (a partition, a
-        # region, a host): its numbers are that item's answer, however alike the table reads
-        next_item = iterating and not requery and novel and result is not None and not failed
+        # ... unless the call asks a new question (the next day, region or host; the next item of
+        # a listing): its numbers are that item's answer, however alike the table reads
+        next_item = (asks_new or (iterating and not requery)) and novel and result is not None and not failed
         named = sum(1 for t in observed if next_item or not _NUMBER.fullmatch(t))
-        from_world = (
-            result is not None and bool(result.strip()) and named >= NEW_FACT_TERMS and (next_item or not result_recurrent)
-        )
+        # one new term is the noise floor of a re-run, not of a new question's answer
+        enough = 1 if next_item else NEW_FACT_TERMS
+        from_world = result is not None and bool(result.strip()) and named >= enough and (next_item or not result_recurrent)
         new_facts = marker or from_world or len(heard) >= NEW_FACT_TERMS or len(wrote_new) >= NEW_WRITE_TERMS
         if wrote and len(self._terms) < MAX_TERMS:
             self._terms |= wrote

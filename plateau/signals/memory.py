@@ -163,8 +163,8 @@ class RunMemory:
         as in :meth:`recall`. ``requery`` marks a call made before with the same arguments
         (:attr:`plateau.signals.progress.ProgressSignals.call_seen`): its answer recurs from
         ``REQUERY_RESULT`` on (a metric read again reads alike with new numbers). ``fresh``
-        marks an answer that cannot recur whatever its cosine: the next item of a listing
-        (:attr:`plateau.signals.information.InformationSignals.next_item`) or a wait (a poll
+        marks an answer that cannot recur whatever its cosine: a new question's answer (the
+        next day, region or listed item; :attr:`plateau.signals.information.InformationSignals.next_item`) or a wait (a poll
         whose result moved only in what masking removes), which the poll bounds govern
         (:func:`plateau.fuse._call_thresholds`); it still counts among ``results``.
         """

@@ -660,7 +660,7 @@ class Engine:
                 a.repetition = asked
         result_kind = self.intent.result_kind(obs_vec)
         prog = a.progress.update(step)
-        if prog.progress or prog.recovered or step.progress.files_changed:
+        if prog.progress or prog.recovered or prog.fewer_failures or step.progress.files_changed:
             # a new best (tests, metric), a change to files or a call that finally succeeded
             # where the same tool kept failing: the narration's stall evidence
             # starts over; whether the changes achieve anything is judged structurally
@@ -680,14 +680,15 @@ class Engine:
             user=step.user,
             acknowledged=acknowledged,
             result_recurrent=is_recurrent(recurrence, requery=prog.call_seen),
-            marker=prog.progress or prog.recovered or prog.error_novel,
+            marker=prog.progress or prog.recovered or prog.fewer_failures or prog.error_novel,
             mutation=prog.mutated,
             requery=prog.call_seen,
             novel=prog.result_novel is not False,
         )
-        # waiting: the previous call asked again right away (a poller), or a result that reads as
-        # waiting; the poll bounds govern it, not the calibrated tests
-        waiting = prog.polling or (step.tool is not None and result_kind == "waiting")
+        # waiting: the previous call asked again right away (a poller), a service that said it was
+        # overloaded, or a result that reads as waiting; the poll bounds govern it, not the
+        # calibrated tests
+        waiting = prog.polling or prog.transient or (step.tool is not None and result_kind == "waiting")
         mem = a.memory.update(
             text_vec,
             obs_vec,

@@ -163,6 +163,8 @@ def _call_thresholds(
         return prog.streak, config.poll_steer, config.poll_trip, "with no change although repetition was asked for"
     if result_kind == "waiting":
         return prog.streak, config.poll_steer, config.poll_trip, "while waiting, with no new output"
+    if prog.transient:
+        return prog.repeat_count, config.poll_steer, config.poll_trip, "while the service said it was overloaded or unavailable"
     if prog.masked_only:
         # waiting is legitimate while it is bounded: what changed (a clock, a counter) says
         # something moves, not what; the poll bounds apply to the streak
@@ -252,9 +254,12 @@ def fuse(
             f"the call {call} returned the same result {count} times{' ' + why if why else ''}{cycle}",
         )
     if prog.error_count >= 2 and result_kind != "denial":
-        err_steer, err_trip = (
-            (steer_at, trip_at) if repetition is not None and repetition.requested else (config.repeat_steer, config.repeat_trip)
-        )
+        if repetition is not None and repetition.requested:
+            err_steer, err_trip = steer_at, trip_at
+        elif prog.transient:  # an overloaded or rate-limited service: retrying it is waiting
+            err_steer, err_trip = config.poll_steer, config.poll_trip
+        else:
+            err_steer, err_trip = config.repeat_steer, config.repeat_trip
         found["tool.error_repeat"] = (
             count_score(prog.error_count, err_steer, err_trip),
             f"{step.tool} failed {prog.error_count} times with the same error: {_short(prog.error_text or '')!r}",
@@ -263,7 +268,7 @@ def fuse(
     if prog.same_outcome_count >= 2 and prog.repeat_count < prog.same_outcome_count and not iterating:
         # the same answer that reads as waiting ("queued", "pending") from a status call and
         # its variants is waiting, bounded like any poller
-        waiting = result_kind == "waiting"
+        waiting = result_kind == "waiting" or prog.transient
         steer_same, trip_same = (config.poll_steer, config.poll_trip) if waiting else (config.same_outcome_steer, config.same_outcome_trip)
         same = count_score(prog.same_outcome_count, steer_same, trip_same)
         found["tool.same_outcome"] = (
@@ -363,5 +368,7 @@ def _apply_policy(found: dict[str, tuple[float, str]], prog: ProgressSignals, me
     components = {code: round(score, 4) for code, (score, _, _) in parts.items()}
     if not parts:
         return Evidence(0.0, tuple(reasons), False, None, components)
-    _, (top, structural, what) = max(parts.items(), key=lambda kv: (kv[1][0], kv[1][1]))
+    # structural evidence at trip level trips at once, even beside a larger finding that may
+    # trip only after a steer
+    _, (top, structural, what) = max(parts.items(), key=lambda kv: (kv[1][1] and kv[1][0] >= TRIP_LEVEL, kv[1][0], kv[1][1]))
     return Evidence(round(top, 4), tuple(reasons), structural, what, components)

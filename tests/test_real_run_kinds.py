@@ -19,7 +19,7 @@ from plateau.config import Config
 from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
 from plateau.fuse import STEER_LEVEL, count_score, fuse
-from plateau.signals.progress import ProgressSignals, is_mutation, is_wait
+from plateau.signals.progress import ProgressSignals, failure_count, is_mutation, is_transient, is_wait
 from plateau.signals.semantic import SemanticSignals
 from plateau.signals.textual import TextualSignals
 from plateau.types import Step
@@ -164,15 +164,58 @@ def test_a_batch_over_items_the_agent_names_itself_never_trips() -> None:
                           result=f"loaded {rows} rows into fact_orders_daily", status="ok"))
         steps.append(Step(index=len(steps), text=f"Day {day} loaded; checking it against raw.", tool="sql",
                           args={"query": f"select count(*) from raw.orders where day = '2024-02-{day:02d}'"},
-                          result=f" count\\n-------\\n {rows}\\n(1 row)", status="ok"))
+                          result=f" count\n-------\n {rows}\n(1 row)", status="ok"))
     assert "trip" not in _actions(steps)
     steps = _explore(rng, 6)
     for k in range(30):
         steps.append(Step(index=len(steps), text=f"Node {k + 1} of 30. Draining it.", tool="bash",
                           args={"command": f"kubectl drain gke-prod-pool-b-{k:03d} --ignore-daemonsets --delete-emptydir-data"},
-                          result=f"node/gke-prod-pool-b-{k:03d} cordoned\\nevicting pod default/web-{rng.randint(100, 999)}\\n"
+                          result=f"node/gke-prod-pool-b-{k:03d} cordoned\nevicting pod default/web-{rng.randint(100, 999)}\n"
                                  f"node/gke-prod-pool-b-{k:03d} drained", status="ok"))
     assert "trip" not in _actions(steps)
+
+def test_a_check_whose_failure_count_keeps_falling_is_progress() -> None:
+    """A migration checked after each edit: the same first error line every time, but the
+    summary's count falls (12 errors, 11, 10, ...). Each new lowest count restarts the error's
+    streak, so the check never trips; counts that go back and forth (edits undoing each
+    other) do not restart it."""
+    steps = _explore(random.Random(26), 4)
+    for k in range(10):
+        steps.append(Step(index=len(steps), text=f"Annotating module {k}.", tool="edit_file",
+                          args={"path": f"src/svc_{k}.py", "old": "def run(self):", "new": "def run(self) -> None:"},
+                          result="ok", status="ok"))
+        steps.append(Step(index=len(steps), text="Type-checking again.", tool="bash", args={"command": "mypy --strict src/"},
+                          result=f'src/svc_9.py:3: error: Function is missing a return type annotation  [no-untyped-def]\n'
+                                 f"Found {12 - k} errors in {10 - k} files (checked 40 source files)", status="error"))
+    assert "trip" not in _actions(steps)
+    steps = _explore(random.Random(27), 4)
+    for k in range(8):
+        steps.append(Step(index=len(steps), text=f"Trying variant {k}.", tool="edit_file",
+                          args={"path": "src/svc.py", "old": f"x{k}", "new": f"x{k + 1}"}, result="ok", status="ok"))
+        steps.append(Step(index=len(steps), text="Type-checking again.", tool="bash", args={"command": "mypy --strict src/"},
+                          result="src/svc.py:3: error: Incompatible return value type  [return-value]\n"
+                                 f"Found {3 - k % 2} errors in 1 file", status="error"))
+    actions = _actions(steps)
+    checks = [i for i, s in enumerate(steps) if "mypy" in s.args]
+    assert actions[checks[4]] == "trip"  # 3, 2 (a new best: restart), 3, 2, 3, 2: the fourth since the restart
+
+
+def test_retrying_an_overloaded_service_is_waiting_bounded_by_the_poll_limits() -> None:
+    """A service that answers "529 overloaded" (or 429, 503) says waiting will help: the same
+    error is bounded by the poll limits (8 steers, 16 trips), not the repeat limits (3, 4)."""
+    steps = _explore(random.Random(28), 4)
+    for k in range(17):
+        steps.append(Step(index=len(steps), text=f"The API is overloaded; retrying ({k + 1}).", tool="http",
+                          args={"url": "https://api.example.test/v1/messages", "attempt": k + 1},
+                          result='HTTP 529 {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}',
+                          status="error"))
+    actions = _actions(steps)
+    assert all(a == "continue" for a in actions[4:10])
+    assert actions[4 + 7] == "steer"
+    assert "trip" not in actions[: 4 + 15]
+    assert actions[4 + 15] == "trip"
+    assert is_transient("503 Service Unavailable") and not is_transient("AssertionError: expected 500, got 200")
+    assert failure_count("===== 3 failed, 84 passed in 2.1s =====") == 3
 
 def test_a_poller_whose_counter_advances_is_waiting_not_a_stall() -> None:
     """Waiting: the same status call asked again right away, its answer moving in a counter the

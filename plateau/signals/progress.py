@@ -37,7 +37,10 @@ __all__ = [
     "ProgressTracker",
     "canonical_args",
     "error_skeleton",
+    "failure_count",
     "is_error",
+    "is_transient",
+    "is_wait",
     "normalize_volatile",
     "tool_signature",
 ]
@@ -238,6 +241,33 @@ def is_error(step: Step) -> bool:
     return bool(_ERROR_HEAD.search(head) or _ERROR_ANY.search(head))
 
 
+#: A failure the service itself calls passing, by its own account: waiting will help (HTTP
+#: 429 Too Many Requests, RFC 6585 §4; 502, 503 with Retry-After, 504, RFC 9110 §15.6; 529
+#: "overloaded", as LLM APIs answer). A 500 is left out: it is as often a standing bug.
+_TRANSIENT = re.compile(
+    r"(?<![\w.])(?:429|502|503|504|529)(?![\w.])|overloaded|rate[ -]?limit|too many requests|temporarily unavailable|"
+    r"service unavailable|bad gateway|gateway time-?out|try again later|throttl|econnreset|connection reset",
+    re.IGNORECASE,
+)
+#: A failure count in a checker's summary: "3 failed", "Found 12 errors", "14 problems".
+_FAILURE_COUNT = re.compile(r"\b(\d+)\s+(?:failed|failures?|errors?|problems?)\b", re.IGNORECASE)
+
+
+def is_transient(result: str) -> bool:
+    """Whether a failure's text says it is transient (:data:`_TRANSIENT`): an overloaded or
+    rate-limited service, a gateway that could not reach it. Retrying it is waiting, bounded
+    by the poll limits, not a retry loop (issue 11, "recovery": a few tries that then work)."""
+    return _TRANSIENT.search(result[:4000]) is not None
+
+
+def failure_count(result: str) -> int | None:
+    """The failure count of a checker's summary (pytest, mypy, tsc, eslint), or None: the
+    first "N failed / errors / problems" of the last 20 lines, where summaries sit."""
+    tail = "\n".join(result[-8000:].splitlines()[-20:])
+    match = _FAILURE_COUNT.search(tail)
+    return int(match.group(1)) if match else None
+
+
 def error_skeleton(result: str) -> str:
     """The error's identity: its most telling line with volatile values and digits masked.
 
@@ -302,6 +332,12 @@ class ProgressSignals:
         same tool, arguments with a character 4-gram Jaccard of at least ``RECOVERY_SIMILARITY`` to the last
         failed call of that tool): an inferred progress marker, the retried edit finally
         applied. A different command of a generic tool (``bash``) succeeding is not recovery.
+    fewer_failures
+        The same error as before, with a failure count in its summary (:func:`failure_count`)
+        below any it had before: the edits in between fixed something; its streak restarted.
+    transient
+        The error says it is transient (:func:`is_transient`): retrying it is waiting, bounded
+        by the poll limits.
     error_novel
         True when the call failed with an error (tool + skeleton) this run had never seen: a
         new error is a new fact (the next missing dependency, a fix that moved the failure),
@@ -342,6 +378,8 @@ class ProgressSignals:
     oscillation: int = 0
     state: tuple[int | None, int | None] | None = None
     recovered: bool = False
+    fewer_failures: bool = False
+    transient: bool = False
     error_novel: bool = False
     mutations: int = 0
     result_digest: str | None = None
@@ -384,6 +422,7 @@ class ProgressTracker:
         self._failed_args: dict[str, str] = {}
         self._seen_errors: set[str] = set()
         self._seen_calls: set[str] = set()
+        self._failure_counts: dict[tuple[str, str], int] = {}  # the fewest failures seen per error
         self._last_call: str | None = None  # the previous step's call, and the epoch it was made in
         self._last_call_epoch = 0
 
@@ -501,6 +540,8 @@ class ProgressTracker:
         error_count = 0
         error_text = None
         error_novel = False
+        fewer_failures = False
+        transient = False
         if error and step.result is not None and step.result.strip():
             # an empty failure (``grep`` finding nothing: exit 1, no output) is an empty answer,
             # counted by ``same_outcome``, not an error with an identity that can repeat
@@ -513,6 +554,18 @@ class ProgressTracker:
             # a retry loop is a burst: occurrences further back than ``2 * window`` steps (the
             # same environment error met again in another phase of a long run) do not count
             seen_at = self._errors.setdefault(key, deque(maxlen=2 * self.window))
+            # the same error with fewer failures than ever before ("12 errors" -> "9 errors"): the
+            # edits in between fixed something, so the streak starts over (the digits of the
+            # error's identity are masked, so only the count can tell). A new best, as for test
+            # counts: failures that go 3, 2, 3, 2 are edits undoing each other, not progress
+            count = failure_count(step.result)
+            best = self._failure_counts.get(key)
+            if count is not None and best is not None and count < best:
+                seen_at.clear()
+                fewer_failures = True
+            if count is not None and (best is None or count < best) and (best is not None or len(self._failure_counts) < MAX_ERRORS):
+                self._failure_counts[key] = count
+            transient = is_transient(step.result)
             seen_at.append(self._step)
             error_count = sum(1 for at in seen_at if self._step - at < 2 * self.window)
             self._error_args[key] = step.args
@@ -548,6 +601,8 @@ class ProgressTracker:
                 # rephrased searches returning the same hits, pages that do not advance
                 outcome = f"{epoch_before}:{digest}"
         same_outcome = 0
+        if outcome is not None and fewer_failures:  # fewer failures than ever: not the same outcome
+            self._outcomes = deque((None if o == outcome else o for o in self._outcomes), maxlen=self.window)
         if outcome is not None:
             same_outcome = 1 + sum(1 for o in self._outcomes if o == outcome)
         self._outcomes.append(outcome)
@@ -566,6 +621,8 @@ class ProgressTracker:
             oscillation=self._oscillation if state is not None else 0,
             state=state,
             recovered=recovered,
+            fewer_failures=fewer_failures,
+            transient=transient,
             error_novel=error_novel,
             mutations=epoch_before,
             result_digest=None if norm is None else _digest(norm),

@@ -699,6 +699,7 @@ class Engine:
             requery=prog.call_seen,
             fresh=info.next_item or waiting,
         )
+        a.progress.learned(mem.new_facts)
         talk = a.talk.update(called=step.tool is not None, user_brought_facts=info.user_terms >= NEW_FACT_TERMS)
         sem = a.semantic.update(
             text_vec,

@@ -217,6 +217,27 @@ def test_retrying_an_overloaded_service_is_waiting_bounded_by_the_poll_limits() 
     assert is_transient("503 Service Unavailable") and not is_transient("AssertionError: expected 500, got 200")
     assert failure_count("===== 3 failed, 84 passed in 2.1s =====") == 3
 
+def test_the_same_acknowledged_action_between_new_findings_is_paging_not_a_loop() -> None:
+    """A browser agent pages through results: the same "click Next" with the same
+    acknowledgement, then an extract that brings new records. A success repeats only when
+    nothing new was learned since; the clicks never trip. Clicking on with nothing new to
+    show for it is a loop again: the 4th such click trips (``repeat_trip``)."""
+    rng = random.Random(29)
+    steps = _explore(rng, 4)
+    for page in range(2, 16):
+        steps.append(Step(index=len(steps), text=f"Going to page {page}.", tool="click",
+                          args={"selector": "a[rel=next]"}, result="Clicked element: a[rel=next]", status="ok"))
+        steps.append(Step(index=len(steps), text=f"Extracting page {page}.", tool="extract", args={"what": "job postings"},
+                          result="\n".join(f"{a}{b} - Senior engineer, {b}{a} Ltd"
+                                            for a, b in zip(rng.sample(NAMES, 5), rng.sample(NAMES, 5), strict=True)),
+                          status="ok"))
+    assert "trip" not in _actions(steps)
+    stuck = steps[:12]
+    for _ in range(4):
+        stuck.append(Step(index=len(stuck), text="Clicking next again.", tool="click", args={"selector": "a[rel=next]"},
+                          result="Clicked element: a[rel=next]", status="ok"))
+    assert _actions(stuck)[-1] == "trip"
+
 def test_a_poller_whose_counter_advances_is_waiting_not_a_stall() -> None:
     """Waiting: the same status call asked again right away, its answer moving in a counter the
     masks keep (replicas ready, rows copied). The poll is waited for, not recalled: however

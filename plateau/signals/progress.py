@@ -155,12 +155,14 @@ def _args_similarity(a: str, b: str) -> float:
     return len(ga & gb) / len(ga | gb) if ga | gb else 1.0
 
 
-#: Tool names that change the world they act on (a file, a record, a setting): an edit, a
-#: write, a patch. Matched as whole words of the tool name (``edit_file``, ``str_replace``,
-#: ``update_reservation``, ``git_commit``).
+#: Tool names that change the world they act on (a file, a record, a setting, the page a
+#: browser shows): an edit, a write, a patch, a click, a message sent. Matched as whole words
+#: of the tool name (``edit_file``, ``str_replace``, ``update_reservation``, ``git_commit``,
+#: ``browser_click``).
 _MUTATING_TOOL = re.compile(
     r"(?:^|[_\-.\s])(?:edit|write|patch|replace|create|delete|remove|rename|move|apply|update|insert|set|"
-    r"put|post|commit|save|upsert|modify|cancel|book|append)(?:$|[_\-.\s])",
+    r"put|post|commit|save|upsert|modify|cancel|book|append|click|tap|press|scroll|type|fill|drag|hover|submit|send)"
+    r"(?:$|[_\-.\s])",
     re.IGNORECASE,
 )
 #: Shell commands that change files or installed state: output redirection into a file, in-place
@@ -402,10 +404,14 @@ class ProgressTracker:
         if window < 2:
             raise ValueError(f"window must be >= 2, got {window}")
         self.window = window
-        self._signatures: deque[tuple[str | None, int, bool]] = deque(maxlen=window)
+        # (signature, mutation epoch, failed, facts learned by the end of that step)
+        self._signatures: deque[tuple[str | None, int, bool, int]] = deque(maxlen=window)
+        self._facts = 0  # steps that brought new facts so far (:meth:`learned`)
+        self._stamp = False  # the last step appended a signature that :meth:`learned` stamps
         self._epoch = 0  # successful mutations so far: a check re-run after one is verification
         self._mutators: deque[str | None] = deque(maxlen=window)  # signatures of the last mutations
-        self._outcomes: deque[str | None] = deque(maxlen=window)
+        # (outcome, facts learned by the end of that step): a failure's or an answer's identity
+        self._outcomes: deque[tuple[str | None, int]] = deque(maxlen=window)
         self._recent: deque[str | None] = deque(maxlen=12)
         self._streak = 0
         self._last_raw: str | None = None
@@ -425,6 +431,18 @@ class ProgressTracker:
         self._failure_counts: dict[tuple[str, str], int] = {}  # the fewest failures seen per error
         self._last_call: str | None = None  # the previous step's call, and the epoch it was made in
         self._last_call_epoch = 0
+
+    def learned(self, new_facts: bool) -> None:
+        """Record whether the step just judged brought new facts
+        (:attr:`plateau.signals.information.InformationSignals.new_facts`): a success repeats an
+        earlier one only when no step since that one brought any."""
+        if new_facts:
+            self._facts += 1
+        if self._stamp:
+            sig, epoch, failed, _ = self._signatures[-1]
+            self._signatures[-1] = (sig, epoch, failed, self._facts)
+            self._outcomes[-1] = (self._outcomes[-1][0], self._facts)
+            self._stamp = False
 
     def _is_progress(self, step: Step) -> bool:
         """A new best test count or a metric value never seen in the run."""
@@ -502,10 +520,12 @@ class ProgressTracker:
             # the same call with the same result again; across a successful mutation only a
             # failure counts (the same passing check after an edit confirms the edit, the same
             # error after an edit says the edit changed nothing that matters)
+            # ... and a success counts only when nothing new was learned since: the same
+            # acknowledgement of "next page" between pages of new records is paging, not a loop
             hits = [
                 lag
-                for lag, (s, epoch, failed) in enumerate(reversed(self._signatures), start=1)
-                if s == sig and ((failed and error) or self._unchanged_since(epoch, sig))
+                for lag, (s, epoch, failed, facts) in enumerate(reversed(self._signatures), start=1)
+                if s == sig and ((failed and error) or (self._unchanged_since(epoch, sig) and facts == self._facts))
             ]
             repeat_count = 1 + len(hits)
             repeat_lag = hits[0] if hits else None
@@ -518,7 +538,8 @@ class ProgressTracker:
         else:
             self._streak = 0
             masked_only = False
-        self._signatures.append((sig, self._epoch, error))
+        self._signatures.append((sig, self._epoch, error, self._facts))
+        self._stamp = True
         epoch_before = self._epoch
         call_seen = False
         polling = False
@@ -602,10 +623,13 @@ class ProgressTracker:
                 outcome = f"{epoch_before}:{digest}"
         same_outcome = 0
         if outcome is not None and fewer_failures:  # fewer failures than ever: not the same outcome
-            self._outcomes = deque((None if o == outcome else o for o in self._outcomes), maxlen=self.window)
+            self._outcomes = deque(((None, f) if o == outcome else (o, f) for o, f in self._outcomes), maxlen=self.window)
         if outcome is not None:
-            same_outcome = 1 + sum(1 for o in self._outcomes if o == outcome)
-        self._outcomes.append(outcome)
+            # a failure counts whatever came between; the same answer only when nothing new was
+            # learned since (the same "next page" acknowledgement between pages of new records)
+            answer = not (error or not norm)
+            same_outcome = 1 + sum(1 for o, f in self._outcomes if o == outcome and (not answer or f == self._facts))
+        self._outcomes.append((outcome, self._facts))
         return ProgressSignals(
             signature=sig,
             repeat_count=repeat_count,

@@ -49,7 +49,7 @@ from plateau.policy import ToolPolicy
 from plateau.signals.information import NEW_FACT_TERMS, InformationTracker
 from plateau.signals.intent import IntentReader, Repetition
 from plateau.signals.memory import RunMemory, is_recurrent
-from plateau.signals.progress import ProgressTracker
+from plateau.signals.progress import ProgressTracker, is_wait, is_waiting
 from plateau.signals.semantic import SemanticTracker
 from plateau.signals.talk import TalkTracker
 from plateau.signals.textual import TextualTracker
@@ -659,6 +659,8 @@ class Engine:
             if asked.requested:
                 a.repetition = asked
         result_kind = self.intent.result_kind(obs_vec)
+        if result_kind is None and is_waiting(step):
+            result_kind = "waiting"  # a check that sleeps first, or a status still under way
         prog = a.progress.update(step)
         if prog.progress or prog.recovered or prog.fewer_failures or step.progress.files_changed:
             # a new best (tests, metric), a change to files or a call that finally succeeded
@@ -668,7 +670,9 @@ class Engine:
             a.semantic.reset_evidence()
             a.information.reset_evidence()
             a.near_dup_streak = 0
-        acknowledged = step.status is ToolStatus.OK and step.tool is not None and not (step.result or "").strip()
+        acknowledged = (
+            step.tool is not None and not (step.result or "").strip() and (step.status is ToolStatus.OK or is_wait(step))
+        )
         recurrence, _ = a.memory.recall(text_vec, obs_vec, mutations=prog.mutations, digest=prog.result_digest)
         info = a.information.update(
             step.text,
@@ -682,7 +686,6 @@ class Engine:
             result_recurrent=is_recurrent(recurrence, requery=prog.call_seen),
             marker=prog.progress or prog.recovered or prog.fewer_failures or prog.error_novel,
             mutation=prog.mutated,
-            requery=prog.call_seen,
             novel=prog.result_novel is not False,
         )
         # waiting: the previous call asked again right away (a poller), a service that said it was

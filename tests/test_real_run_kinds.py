@@ -19,7 +19,7 @@ from plateau.config import Config
 from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
 from plateau.fuse import STEER_LEVEL, count_score, fuse
-from plateau.signals.progress import ProgressSignals, failure_count, is_mutation, is_transient, is_wait
+from plateau.signals.progress import ProgressSignals, failure_count, is_mutation, is_transient, is_wait, is_waiting
 from plateau.signals.semantic import SemanticSignals
 from plateau.signals.textual import TextualSignals
 from plateau.types import Step
@@ -237,6 +237,43 @@ def test_the_same_acknowledged_action_between_new_findings_is_paging_not_a_loop(
         stuck.append(Step(index=len(stuck), text="Clicking next again.", tool="click", args={"selector": "a[rel=next]"},
                           result="Clicked element: a[rel=next]", status="ok"))
     assert _actions(stuck)[-1] == "trip"
+
+def test_a_check_that_sleeps_first_or_reports_a_status_under_way_is_waiting() -> None:
+    """``sleep 300 && describe-job`` answering ``"Status": "InProgress"`` the same way many
+    times is a poll: bounded by the poll limits, not tripped at its 4th identical answer."""
+    steps = _explore(random.Random(30), 4)
+    for _ in range(12):
+        steps.append(Step(index=len(steps), text="Checking on the training job.", tool="bash",
+                          args={"command": "sleep 300 && aws sagemaker describe-training-job --training-job-name clf-v7"},
+                          result='{"Status": "InProgress", "Secondary": "Training"}', status="ok"))
+    actions = _actions(steps)
+    assert "trip" not in actions
+    assert actions[4 + 7] == "steer"
+    status = Step(index=0, text="", tool="gh", args={"run": 1}, result="in_progress\nlint: completed success\ne2e: queued")
+    assert is_waiting(status) and not is_waiting(Step(index=0, text="", tool="gh", args={}, result="completed success"))
+
+
+def test_a_write_reported_by_its_result_is_a_mutation() -> None:
+    """A backfill script whose only trace of writing is its result (``INSERT 0 3``), or a
+    drain acknowledged as ``node/x drained``, changed the world: the same acknowledgement
+    day after day is not a repeated answer, and checks after it are new."""
+    assert is_mutation(Step(index=0, text="", tool="bash", args={"command": "psql -v day=2024-03-04 -f rollup.sql"},
+                            result="BEGIN\nDELETE 0\nINSERT 0 3\nCOMMIT", status="ok"))
+    assert is_mutation(Step(index=0, text="", tool="bash", args={"command": "kubectl drain gke-b-001"},
+                            result="node/gke-b-001 cordoned\nnode/gke-b-001 drained", status="ok"))
+    assert not is_mutation(Step(index=0, text="", tool="bash", args={"command": "psql -c 'select 1'"},
+                                result=" ?column?\n----------\n        1\n(1 row)", status="ok"))
+    rng = random.Random(31)
+    steps = _explore(rng, 5)
+    for day in range(1, 25):
+        steps.append(Step(index=len(steps), text=f"Rolling up 2024-03-{day:02d}.", tool="bash",
+                          args={"command": f"psql -v day=2024-03-{day:02d} -f jobs/rollup.sql"},
+                          result="BEGIN\nDELETE 0\nINSERT 0 3\nCOMMIT", status="ok"))
+        steps.append(Step(index=len(steps), text="Checking it against the source.", tool="bash",
+                          args={"command": f"psql -v day=2024-03-{day:02d} -f checks/rollup_vs_source.sql"},
+                          result=f" channel | orders | src_orders\n web | {rng.randint(900, 999)} | same\n"
+                                 f" ios | {rng.randint(300, 399)} | same", status="ok"))
+    assert "trip" not in _actions(steps)
 
 def test_a_poller_whose_counter_advances_is_waiting_not_a_stall() -> None:
     """Waiting: the same status call asked again right away, its answer moving in a counter the

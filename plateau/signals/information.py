@@ -37,7 +37,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from plateau.config import Config
-from plateau.signals.progress import normalize_volatile
+from plateau.signals.progress import normalize_asked, normalize_volatile
 from plateau.signals.semantic import calibrated_test
 from plateau.signals.textual import STOP_WORDS, tokenize
 
@@ -46,7 +46,7 @@ __all__ = [
     "NEW_WRITE_TERMS",
     "InformationSignals",
     "InformationTracker",
-    "asked_tokens",
+    "question",
     "content_terms",
     "observed_terms",
 ]
@@ -96,19 +96,10 @@ def changed_span(previous: str, current: str) -> str:
     return current[start:end]
 
 
-#: A calendar date on its own (``2024-03-02``, no time of day): the name of a day or a
-#: partition, an item a batch works through, unlike a clock reading (``2024-03-02T14:05Z``).
-_PLAIN_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b(?![T ]\d{2}:\d{2})")
-
-
-def asked_tokens(args: str) -> set[str]:
-    """What a call's arguments (JSON text) ask about: their lower-cased tokens of at least 2
-    characters, split at the :func:`changed_span` delimiters, with clock readings masked
-    (timestamps with a time of day, times, epochs, durations, UUIDs, hex ids, temp paths;
-    :func:`plateau.signals.progress.normalize_volatile`). A plain calendar date stays: the
-    day of a backfill is an item, not a clock."""
-    kept = _PLAIN_DATE.sub(r"day\1\2\3", args[:ARGS_CHARS * 4])
-    return {t for t in _BOUNDARY_RE.split(normalize_volatile(kept).lower()) if len(t) >= 2}
+def question(tool: str, args: str) -> str:
+    """What a call asks, as a key: its tool and arguments (JSON text) with clock readings
+    masked and calendar dates kept (:func:`plateau.signals.progress.normalize_asked`)."""
+    return tool + "\x00" + normalize_asked(args[: ARGS_CHARS * 4])
 
 
 def content_terms(text: str) -> set[str]:
@@ -167,10 +158,10 @@ class InformationSignals:
         named, not guesses built from familiar words. Its empty or repeated answer is that
         item's answer, so it never counts as a failing call.
     next_item
-        A new question answered: the call asks about something no earlier call asked about (a
-        token of its arguments, clock readings masked, that no earlier call's arguments held:
-        :func:`asked_tokens`; or ``iterating`` towards an item never asked about), did not
-        fail, and its answer is not verbatim an earlier one. Its answer is new facts from one
+        A new question answered: a call never made before (:func:`question`: clock readings
+        masked, calendar dates kept) did not fail, and its answer is not verbatim an earlier
+        one and names at least one observed term (:func:`observed_terms`) the run had not
+        seen. Its answer is new facts from one
         new term on, numbers included (the noise floor of two terms is a re-run's), and it is
         not recurrence however alike it reads to the previous item's
         (issue 11: a batch over items, a day at a time or a region at a time, is work; a stall
@@ -226,7 +217,7 @@ class InformationTracker:
         self._failing: deque[bool] = deque(maxlen=config.window)
         self._result_tokens: set[str] = set()
         self._last_args: dict[str, str] = {}
-        self._asked: set[str] = set()
+        self._asked: set[str] = set()  # the questions calls asked (:func:`question`)
 
     def reset_evidence(self) -> None:
         """Forget accumulated evidence and failing calls (on progress), keeping the vocabulary
@@ -249,7 +240,6 @@ class InformationTracker:
         result_recurrent: bool = False,
         marker: bool = False,
         mutation: bool = False,
-        requery: bool = False,
         novel: bool = True,
     ) -> InformationSignals:
         """Count the step's new terms and judge them.
@@ -274,10 +264,10 @@ class InformationTracker:
         iterating = False
         asks_new = False
         if tool is not None:
-            asked = asked_tokens(args or "")
-            asks_new = bool(asked - self._asked)
+            asked = question(tool, args or "")
+            asks_new = asked not in self._asked
             if len(self._asked) < MAX_TERMS:
-                self._asked |= asked
+                self._asked.add(asked)
             current = (args or "")[:ARGS_CHARS]
             previous = self._last_args.get(tool)
             span = changed_span(previous, current) if previous is not None else ""
@@ -308,7 +298,9 @@ class InformationTracker:
         # are a re-measurement of something the run already knows about
         # ... unless the call asks a new question (the next day, region or host; the next item of
         # a listing): its numbers are that item's answer, however alike the table reads
-        next_item = (asks_new or (iterating and not requery)) and novel and result is not None and not failed
+        # a new question that got an answer saying something the run had not seen (an echo of
+        # the question, like a search header, says nothing): the next day, region or node
+        next_item = asks_new and novel and bool(observed) and result is not None and not failed
         named = sum(1 for t in observed if next_item or not _NUMBER.fullmatch(t))
         # one new term is the noise floor of a re-run, not of a new question's answer
         enough = 1 if next_item else NEW_FACT_TERMS

@@ -41,6 +41,8 @@ __all__ = [
     "is_error",
     "is_transient",
     "is_wait",
+    "is_waiting",
+    "normalize_asked",
     "normalize_volatile",
     "tool_signature",
 ]
@@ -96,19 +98,33 @@ def normalize_volatile(text: str) -> str:
     return " ".join(text.split())
 
 
+#: A calendar date on its own (``2024-03-02``, no time of day): in a call's arguments, the
+#: name of a day or a partition, an item a batch works through, unlike a clock reading
+#: (``2024-03-02T14:05Z``).
+PLAIN_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b(?![T ]\d{2}:\d{2})")
+
+
+def normalize_asked(text: str) -> str:
+    """:func:`normalize_volatile` for what a call asks (its arguments): clock readings are
+    masked, a plain calendar date is kept (as ``day20240302``): the day of a backfill is an
+    item, while a metric re-read over a shifted window asks the same question again."""
+    return normalize_volatile(PLAIN_DATE.sub(r"day\1\2\3", text))
+
+
 def _strip_volatile(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _strip_volatile(v) for k, v in value.items() if k.lower() not in VOLATILE_KEYS}
     if isinstance(value, list):
         return [_strip_volatile(v) for v in value]
     if isinstance(value, str):
-        return normalize_volatile(value)
+        return normalize_asked(value)
     return value
 
 
 def canonical_args(args_json: str) -> str:
     """Canonical form of a JSON object of arguments: volatile keys dropped, volatile values
-    masked, keys sorted, compact. ``""`` for no arguments."""
+    masked (:func:`normalize_asked`: clock readings, not calendar dates), keys sorted,
+    compact. ``""`` for no arguments."""
     if not args_json:
         return ""
     return json.dumps(_strip_volatile(json.loads(args_json)), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -170,15 +186,29 @@ _MUTATING_TOOL = re.compile(
 _MUTATING_SHELL = re.compile(
     r"(?:^|[;&|(]\s*|\s)(?:sed\s+-i|perl\s+-[a-z]*i|tee\b|cp\b|mv\b|rm\b|mkdir\b|touch\b|chmod\b|ln\b|patch\b|"
     r"pip3?\s+install|npm\s+install|apt(?:-get)?\s+install|git\s+(?:apply|checkout|commit|restore|reset|stash|am|mv|rm)|"
-    r"kubectl\s+(?:apply|patch|delete|create|rollout\s+restart|scale)|terraform\s+apply)\b|[^>&2]>>?\s*[\w./~\"']",
+    r"kubectl\s+(?:apply|patch|delete|create|rollout\s+(?:restart|undo)|scale|drain|cordon|uncordon|label|annotate|set)|"
+    r"helm\s+(?:upgrade|install|rollback|uninstall)|terraform\s+apply|dbt\s+(?:run|build|seed|snapshot)|"
+    r"systemctl\s+(?:restart|start|stop|enable|disable|reload)|docker\s+(?:run|rm|restart|push|compose\s+up)|"
+    r"(?:INSERT\s+INTO|UPDATE\s+\w[\w.]*\s+SET|DELETE\s+FROM|TRUNCATE|ALTER\s+TABLE|DROP\s+TABLE|CREATE\s+(?:TABLE|INDEX)))\b"
+    r"|[^>&2]>>?\s*[\w./~\"']",
+)
+#: Results that report a change made: PostgreSQL command tags (``INSERT 0 3``, ``UPDATE 12``,
+#: ``DELETE 0``, ``COPY 500``), MySQL's "Query OK, 3 rows affected", kubectl's
+#: ``node/x drained``, ``deployment.apps/api configured``.
+_MUTATION_RESULT = re.compile(
+    r"^\s*(?:INSERT \d+ \d+|UPDATE \d+|DELETE \d+|COPY \d+|MERGE \d+)\s*$|\b\d+ rows? affected\b|"
+    r"^\s*[\w.-]+/[\w.-]+ (?:created|configured|deleted|patched|cordoned|drained|uncordoned|scaled|restarted|labeled|annotated)\b",
+    re.MULTILINE,
 )
 
 
 def is_mutation(step: Step) -> bool:
     """Whether ``step`` changed the world its later checks look at: files reported changed, a
-    tool whose name says it writes (``edit_file``, ``apply_patch``, ``update_order``), or a
+    tool whose name says it writes (``edit_file``, ``apply_patch``, ``update_order``), a
     shell command that writes (redirection into a file, ``sed -i``, ``mv``, ``pip install``,
-    ``git checkout`` …). A failed call changed nothing.
+    ``git checkout``, ``kubectl drain``, ``helm upgrade``, SQL ``INSERT``/``UPDATE`` …), or a
+    result that reports a change (``INSERT 0 3``, ``5 rows affected``, ``node/x drained``).
+    A failed call changed nothing.
 
     This is what makes a re-run check *verification* rather than a repeat: the same passing
     result after an edit confirms the edit (issue 11, "verification between edits").
@@ -189,13 +219,49 @@ def is_mutation(step: Step) -> bool:
         return False
     if _MUTATING_TOOL.search(step.tool):
         return True
-    return any(_MUTATING_SHELL.search(text) for text in _strings(step.args))
+    if any(_MUTATING_SHELL.search(text) for text in _strings(step.args)):
+        return True
+    return _MUTATION_RESULT.search((step.result or "")[:4000]) is not None
 
 
 #: A tool whose name says it only waits (``sleep``, ``wait``, ``time.sleep``).
 _WAIT_TOOL = re.compile(r"(?:^|[_\-.\s])(?:sleep|wait|pause|delay)$", re.IGNORECASE)
 #: A shell command that only waits: ``sleep 30``, ``sleep 1m`` alone.
 _WAIT_SHELL = re.compile(r"\s*sleep\s+\d+(?:\.\d+)?[smhd]?\s*;?\s*")
+
+
+#: A result that reports something not finished yet: a status, state or phase field whose
+#: value says it is still under way (``"Status": "InProgress"``, ``state: RUNNING``,
+#: ``phase=Pending``, ``conclusion: null`` is not one). What GitHub Actions, Kubernetes,
+#: SageMaker, Batch and most job APIs answer while a job runs.
+_PENDING_STATUS = re.compile(
+    r"\b(?:status|state|phase|stage)\b[\"']?\s*[:=]\s*[\"']?(?:in[_ -]?progress|running|pending|queued|starting|"
+    r"provisioning|waiting|creating|updating|deploying|building|scheduled|not[_ -]?started|initiali[sz]ing)\b",
+    re.IGNORECASE,
+)
+#: A line that is only a status still under way, bare or after a short label
+#: (``in_progress``, ``integration: queued``, ``- state: Pending``).
+_PENDING_LINE = re.compile(
+    r"^[\s\-*]*(?:[\w.\- ]{1,40}[:=]\s*)?[\"']?(?:in[_ -]?progress|running|pending|queued|starting|provisioning|"
+    r"waiting|creating|updating|deploying|building|scheduled|not[_ -]?started|initiali[sz]ing)[\"']?[.,]?\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+#: A shell check that waits first: ``sleep 300 && aws ... describe-job``, ``sleep 30; curl``.
+_DELAYED_CHECK = re.compile(r"\s*sleep\s+\d+(?:\.\d+)?[smhd]?\s*(?:&&|;)")
+
+
+def is_waiting(step: Step) -> bool:
+    """Whether ``step`` waits on something: a check that sleeps first (``sleep 300 && ...``),
+    or a successful result that reports a status still under way (:data:`_PENDING_STATUS`,
+    :data:`_PENDING_LINE`).
+    Waiting is legitimate while it is bounded: its repeats are counted against the poll
+    limits, not the repeat limits (issue 11, "waiting")."""
+    if step.tool is None or is_error(step):
+        return False
+    if any(_DELAYED_CHECK.match(text) for text in _strings(step.args)):
+        return True
+    head = (step.result or "")[:4000]
+    return _PENDING_STATUS.search(head) is not None or _PENDING_LINE.search(head) is not None
 
 
 def is_wait(step: Step) -> bool:
@@ -520,12 +586,15 @@ class ProgressTracker:
             # the same call with the same result again; across a successful mutation only a
             # failure counts (the same passing check after an edit confirms the edit, the same
             # error after an edit says the edit changed nothing that matters)
-            # ... and a success counts only when nothing new was learned since: the same
-            # acknowledgement of "next page" between pages of new records is paging, not a loop
+            # ... and a repeated action (a mutation: a click, a submit) counts only when nothing
+            # new was learned since: the same acknowledgement of "next page" between pages of
+            # new records is paging, not a loop. A repeated observation is recurrence whatever
+            # came between (re-reading what is already known)
+            action = is_mutation(step)
             hits = [
                 lag
                 for lag, (s, epoch, failed, facts) in enumerate(reversed(self._signatures), start=1)
-                if s == sig and ((failed and error) or (self._unchanged_since(epoch, sig) and facts == self._facts))
+                if s == sig and ((failed and error) or (self._unchanged_since(epoch, sig) and (facts == self._facts or not action)))
             ]
             repeat_count = 1 + len(hits)
             repeat_lag = hits[0] if hits else None

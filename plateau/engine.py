@@ -695,7 +695,8 @@ class Engine:
         mem = a.memory.update(
             text_vec,
             obs_vec,
-            has_result=bool((step.result or "").strip()) and not prog.mutated,
+            has_result=bool((step.result or "").strip()) and not prog.mutated and not is_wait(step),
+            called=step.tool is not None,
             new_facts=info.new_facts,
             mutations=prog.mutations,
             digest=prog.result_digest,

@@ -344,10 +344,14 @@ def fuse(
 
 def recurs(memory: MemorySignals | None, config: Config) -> bool:
     """Whether the run shows recurrence against its memory: at least ``RECURRENT_SHARE`` of the
-    last ``window`` steps found what an earlier step had found, or no recent step consulted
-    the environment (pure talk, judged by its narration alone)."""
-    if memory is None or memory.results == 0:
+    last ``window`` steps found what an earlier step had found, or no recent step called a
+    tool at all (pure talk, judged by its narration alone)."""
+    if memory is None:
         return True
+    if memory.results == 0:
+        # no recent call answered anything: pure talk is judged by its narration; actions and
+        # waits without answers are judged by their own structure, not by recurrence
+        return memory.calls == 0
     return memory.recurrent >= RECURRENT_SHARE * config.window
 
 

@@ -75,6 +75,9 @@ class MemorySignals:
     recurrent
         Of those, how many were recurrent: an observation near-identical (cosine at least
         ``RECURRENT_RESULT``) to an earlier one in memory (int >= 0).
+    calls
+        Steps with a tool call among the last ``window`` (int >= 0), answered or not (an
+        action, a wait).
     """
 
     result_recurrence: float | None = None
@@ -82,6 +85,7 @@ class MemorySignals:
     new_facts: bool = False
     results: int = 0
     recurrent: int = 0
+    calls: int = 0
 
     @property
     def recurrent_share(self) -> float | None:
@@ -123,6 +127,7 @@ class RunMemory:
         self._obs: deque[tuple[np.ndarray, int, str | None]] = deque(maxlen=memory)
         self._text: deque[np.ndarray] = deque(maxlen=memory)
         self._recent: deque[bool | None] = deque(maxlen=window)
+        self._called: deque[bool] = deque(maxlen=window)
 
     def recall(
         self,
@@ -153,6 +158,7 @@ class RunMemory:
         digest: str | None = None,
         requery: bool = False,
         fresh: bool = False,
+        called: bool | None = None,
     ) -> MemorySignals:
         """Judge one step against the memory, then remember it.
 
@@ -166,7 +172,8 @@ class RunMemory:
         marks an answer that cannot recur whatever its cosine: a new question's answer (the
         next day, region or listed item; :attr:`plateau.signals.information.InformationSignals.next_item`) or a wait (a poll
         whose result moved only in what masking removes), which the poll bounds govern
-        (:func:`plateau.fuse._call_thresholds`); it still counts among ``results``.
+        (:func:`plateau.fuse._call_thresholds`); it still counts among ``results``. ``called``
+        says whether the step called a tool at all (default: ``has_result``).
         """
         rr, tr = self.recall(text_vec, obs_vec, mutations=mutations, digest=digest)
         if obs_vec is not None:
@@ -175,6 +182,7 @@ class RunMemory:
             self._text.append(text_vec)
         recurred = not fresh and is_recurrent(rr, requery=requery)
         self._recent.append(None if not has_result else recurred)
+        self._called.append(has_result if called is None else called)
         flags = [f for f in self._recent if f is not None]
         return MemorySignals(
             result_recurrence=rr,
@@ -182,4 +190,5 @@ class RunMemory:
             new_facts=new_facts,
             results=len(flags),
             recurrent=sum(flags),
+            calls=sum(self._called),
         )

@@ -270,10 +270,12 @@ def is_wait(step: Step) -> bool:
     changes nothing, so it is transparent to repeats and polling: a poller that sleeps between
     its checks is the same poller as one that checks back to back (issue 11, "waiting"), and
     its checks are bounded by the poll limits."""
-    if step.tool is None or is_error(step) or (step.result or "").strip():
+    if step.tool is None or is_error(step):
         return False
     if _WAIT_TOOL.search(step.tool):
-        return True
+        return True  # whatever it printed ("Waited 10 s")
+    if (step.result or "").strip():
+        return False
     texts = _strings(step.args)
     return len(texts) == 1 and _WAIT_SHELL.fullmatch(texts[0]) is not None
 

@@ -701,7 +701,9 @@ class Engine:
             mutations=prog.mutations,
             digest=prog.result_digest,
             requery=prog.call_seen,
-            fresh=info.next_item or waiting,
+            # an action's acknowledgement recurs only when the action itself repeats (nothing
+            # new learned since): "Clicked Next" between pages of new records is not a finding
+            fresh=info.next_item or waiting or (prog.action and prog.repeat_count < 2),
         )
         a.progress.learned(mem.new_facts)
         talk = a.talk.update(called=step.tool is not None, user_brought_facts=info.user_terms >= NEW_FACT_TERMS)

@@ -275,6 +275,23 @@ def test_a_write_reported_by_its_result_is_a_mutation() -> None:
                                  f" ios | {rng.randint(300, 399)} | same", status="ok"))
     assert "trip" not in _actions(steps)
 
+def test_varied_searches_that_echo_the_query_and_return_the_same_hit_trip() -> None:
+    """Reworded searches whose answers differ only in the query they echo ("Search results
+    for 'ESG report'") return the same answer: the echo is not part of it, so the 4th steers
+    and the 6th trips (``same_outcome_*``)."""
+    steps = _explore(random.Random(32), 4)
+    queries = ["sustainability report 2023", "ESG report 2023", "annual report 2023", "climate report", "GRI index",
+               "2023 sustainability", "emissions disclosure"]
+    for q in queries:
+        steps.append(Step(index=len(steps), text=f"Searching for {q}.", tool="type",
+                          args={"selector": "input[name=q]", "text": q, "submit": True},
+                          result=f"Search results for '{q}' - 1 result\n1. Halvorsen Maritime publishes Q3 2023 results "
+                                 "(Press release) - /news/2023/q3-results", status="ok"))
+    actions = _actions(steps)
+    assert actions[4 + 2] == "continue"
+    assert actions[4 + 3] == "steer"
+    assert actions[4 + 5] == "trip"
+
 def test_a_poller_whose_counter_advances_is_waiting_not_a_stall() -> None:
     """Waiting: the same status call asked again right away, its answer moving in a counter the
     masks keep (replicas ready, rows copied). The poll is waited for, not recalled: however

@@ -38,6 +38,7 @@ __all__ = [
     "canonical_args",
     "error_skeleton",
     "failure_count",
+    "is_action",
     "is_error",
     "is_transient",
     "is_wait",
@@ -171,13 +172,20 @@ def _args_similarity(a: str, b: str) -> float:
     return len(ga & gb) / len(ga | gb) if ga | gb else 1.0
 
 
-#: Tool names that change the world they act on (a file, a record, a setting, the page a
-#: browser shows): an edit, a write, a patch, a click, a message sent. Matched as whole words
-#: of the tool name (``edit_file``, ``str_replace``, ``update_reservation``, ``git_commit``,
-#: ``browser_click``).
+#: Tool names that change the world they act on (a file, a record, a setting): an edit, a
+#: write, a patch. Matched as whole words of the tool name (``edit_file``, ``str_replace``,
+#: ``update_reservation``, ``git_commit``).
 _MUTATING_TOOL = re.compile(
     r"(?:^|[_\-.\s])(?:edit|write|patch|replace|create|delete|remove|rename|move|apply|update|insert|set|"
-    r"put|post|commit|save|upsert|modify|cancel|book|append|click|tap|press|scroll|type|fill|drag|hover|submit|send)"
+    r"put|post|commit|save|upsert|modify|cancel|book|append)(?:$|[_\-.\s])",
+    re.IGNORECASE,
+)
+#: Tool names that act on what an interface shows (a browser page, a form, a chat): a click,
+#: a key press, typing, scrolling, a message sent. Their result is what the interface shows
+#: next (an observation), so they are not mutations; but the same action acknowledged the
+#: same way is a repeat only when nothing new was learned since (``click Next`` between pages).
+_ACTION_TOOL = re.compile(
+    r"(?:^|[_\-.\s])(?:click|tap|press|scroll|type|fill|drag|hover|submit|send|select|navigate|goto|refresh|reload)"
     r"(?:$|[_\-.\s])",
     re.IGNORECASE,
 )
@@ -280,6 +288,14 @@ def is_wait(step: Step) -> bool:
     return len(texts) == 1 and _WAIT_SHELL.fullmatch(texts[0]) is not None
 
 
+def is_action(step: Step) -> bool:
+    """Whether ``step`` acts on what an interface shows (:data:`_ACTION_TOOL`: a click, typing,
+    a key press, a navigation, a message sent): its result is what the interface shows next,
+    and the same action acknowledged the same way is a repeat only when nothing new was
+    learned since."""
+    return step.tool is not None and _ACTION_TOOL.search(step.tool) is not None
+
+
 def _strings(args_json: str) -> list[str]:
     """The string values of a JSON object of arguments (a command line, a script), or the text."""
     if not args_json:
@@ -299,6 +315,17 @@ def _strings(args_json: str) -> list[str]:
         elif isinstance(item, list):
             stack.extend(item)
     return out
+
+
+def _without_echo(result: str, args_json: str) -> str:
+    """``result`` (normalised) without the text values of the call's arguments that it echoes
+    (a search header naming the query, a page naming the URL asked for); values shorter than
+    3 characters stay."""
+    for value in sorted(_strings(args_json), key=len, reverse=True):
+        value = normalize_volatile(value)
+        if len(value) >= 3:
+            result = result.replace(value, "")
+    return result
 
 
 def is_error(step: Step) -> bool:
@@ -424,6 +451,8 @@ class ProgressSignals:
         The call repeats the previous one (``streak >= 2``) and its raw result differs from
         the previous one's only in what masking removes (a timestamp, an elapsed-time
         counter, an id): a poller waiting on something that moves, bounded like one.
+    action
+        The call acts on an interface (:func:`is_action`: a click, typing, a navigation).
     polling
         The call is the previous step's call again (tool and canonical arguments), with no
         mutation in between, whatever it returned: a poller asking the same question right
@@ -456,6 +485,7 @@ class ProgressSignals:
     call_seen: bool = False
     masked_only: bool = False
     polling: bool = False
+    action: bool = False
     mutated: bool = False
 
 
@@ -588,11 +618,11 @@ class ProgressTracker:
             # the same call with the same result again; across a successful mutation only a
             # failure counts (the same passing check after an edit confirms the edit, the same
             # error after an edit says the edit changed nothing that matters)
-            # ... and a repeated action (a mutation: a click, a submit) counts only when nothing
+            # ... and a repeated action (a mutation, a click, a submit) counts only when nothing
             # new was learned since: the same acknowledgement of "next page" between pages of
             # new records is paging, not a loop. A repeated observation is recurrence whatever
             # came between (re-reading what is already known)
-            action = is_mutation(step)
+            action = is_mutation(step) or is_action(step)
             hits = [
                 lag
                 for lag, (s, epoch, failed, facts) in enumerate(reversed(self._signatures), start=1)
@@ -690,8 +720,9 @@ class ProgressTracker:
                 outcome = _digest((error_text or "") if error else "")
             elif norm.strip() and not mutated:
                 # the same answer to varied questions, in the same world (no mutation since):
-                # rephrased searches returning the same hits, pages that do not advance
-                outcome = f"{epoch_before}:{digest}"
+                # rephrased searches returning the same hits, pages that do not advance. The
+                # question's echo ("Results for 'ESG report'") is not part of the answer
+                outcome = f"{epoch_before}:{_digest(_without_echo(norm, step.args))}"
         same_outcome = 0
         if outcome is not None and fewer_failures:  # fewer failures than ever: not the same outcome
             self._outcomes = deque(((None, f) if o == outcome else (o, f) for o, f in self._outcomes), maxlen=self.window)
@@ -724,5 +755,6 @@ class ProgressTracker:
             call_seen=call_seen,
             masked_only=masked_only,
             polling=polling,
+            action=sig is not None and is_action(step),
             mutated=mutated,
         )

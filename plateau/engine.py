@@ -706,7 +706,12 @@ class Engine:
             fresh=info.next_item or waiting or (prog.action and prog.repeat_count < 2),
         )
         a.progress.learned(mem.new_facts)
-        talk = a.talk.update(called=step.tool is not None, user_brought_facts=info.user_terms >= NEW_FACT_TERMS)
+        talk = a.talk.update(
+            called=step.tool is not None,
+            user_brought_facts=info.user_terms >= NEW_FACT_TERMS,
+            text=step.text,
+            acted=prog.mutated or prog.action,
+        )
         sem = a.semantic.update(
             text_vec,
             obs_vec,
@@ -775,6 +780,8 @@ class Engine:
         signals["recurrent_in_window"] = float(mem.recurrent)
         if talk.talk_streak:
             signals["talk_streak"] = float(talk.talk_streak)
+        if talk.claims:
+            signals["claims"] = float(talk.claims)
         signals["oscillation"] = float(prog.oscillation)
         signals["same_outcome_count"] = float(prog.same_outcome_count)
         if prog.cycle_period:

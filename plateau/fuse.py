@@ -36,7 +36,7 @@ into continue, steer or trip, tripping at once only on structural evidence.
 Reason codes: ``tool.repeat``, ``tool.cycle``, ``tool.error_repeat``, ``tool.same_outcome``,
 ``tool.thrash``, ``progress.oscillation``, ``progress.none``, ``semantic.near_duplicate``,
 ``semantic.cycle``, ``semantic.stall``, ``text.ngram``, ``text.lexical``, ``text.phatic``,
-``text.talk``, and ``progress.marker`` (a progress marker, not evidence of a stall).
+``text.talk``, ``text.claim``, and ``progress.marker`` (a progress marker, not evidence of a stall).
 """
 
 from __future__ import annotations
@@ -209,6 +209,7 @@ POLICY: dict[str, Rule] = {
     "text.ngram": Rule("trip", False, "a step's text repeats an earlier one nearly verbatim"),
     "text.phatic": Rule("trip_after_steer", False, "only courtesies are exchanged"),
     "text.talk": Rule("trip_after_steer", False, "a tool-using agent only talks, and the user brings nothing new"),
+    "text.claim": Rule("trip_after_steer", False, "the agent keeps saying it did what no call since did (saved, updated)"),
     "tool.thrash": Rule("trip_after_steer", False, "calls keep coming back empty or failing as before; the rest tell nothing new"),
     "progress.none": Rule(
         "trip_after_steer", True, "meaning and content both stopped moving against the run's baseline, and answers recur"
@@ -313,6 +314,12 @@ def fuse(
             count_score(talk.talk_streak, config.talk_steer, config.talk_trip),
             f"the last {talk.talk_streak} steps only talk: no tool call, and nothing new from the user; "
             "act (call the tool that does or looks it up) or say what blocks you",
+        )
+    if talk is not None and talk.claims >= 2 and step.tool is None:
+        found["text.claim"] = (
+            count_score(talk.claims, config.talk_steer, config.talk_trip),
+            f"the last {talk.claims} messages say something was done (saved, updated, sent), and no call since did it; "
+            "make the call, or say what blocks you",
         )
     if not sem.calibrating and sem.cusum > 0:
         found["semantic.stall"] = (

@@ -292,6 +292,32 @@ def test_varied_searches_that_echo_the_query_and_return_the_same_hit_trip() -> N
     assert actions[4 + 3] == "steer"
     assert actions[4 + 5] == "trip"
 
+def test_claims_of_a_done_action_with_no_call_behind_them_trip_though_the_user_objects() -> None:
+    """Claims of having acted ("I've sent the refund", "the address has been changed") with no
+    call that changed anything since: the user's objections bring new words, so the talk
+    streak restarts, but the claims keep counting (3rd steers, 6th trips). A claim right after
+    a real write is a report, and a write resets the count."""
+    steps = _explore(random.Random(33), 4)
+    claims = ["I've sent the refund to your card.", "The refund has been processed, it can take a day to show.",
+              "Your address has been changed to the new one as well.", "Everything is updated on our side now.",
+              "I have already submitted the change request for you.", "The refund is now sent, please check again tomorrow.",
+              "Your account has been updated with both changes."]
+    objections = ["I still don't see any refund in my banking app.", "The old address is still shown on the order page.",
+                  "Nothing arrived, are you sure?", "My order history shows no change at all.",
+                  "I checked again with the bank this morning.", "Support chat said there is no request on file."]
+    for k, claim in enumerate(claims):
+        steps.append(Step(index=len(steps), text=claim, user=objections[k - 1] if k else None))
+    actions = _actions(steps)
+    assert actions[4 + 1] == "continue"
+    assert actions[4 + 2] == "steer"
+    assert actions[4 + 5] == "trip"
+    honest = _explore(random.Random(34), 4)
+    for k in range(6):
+        honest.append(Step(index=len(honest), text=f"Updating line {k} of the order.", tool="update_order",
+                           args={"order": "W512", "line": k}, result="ok", status="ok"))
+        honest.append(Step(index=len(honest), text=f"Line {k} has been updated.", user=f"Thanks, now line {k + 1} please."))
+    assert "steer" not in _actions(honest) and "trip" not in _actions(honest)
+
 def test_a_poller_whose_counter_advances_is_waiting_not_a_stall() -> None:
     """Waiting: the same status call asked again right away, its answer moving in a counter the
     masks keep (replicas ready, rows copied). The poll is waited for, not recalled: however

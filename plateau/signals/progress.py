@@ -197,6 +197,8 @@ _MUTATING_SHELL = re.compile(
     r"kubectl\s+(?:apply|patch|delete|create|rollout\s+(?:restart|undo)|scale|drain|cordon|uncordon|label|annotate|set)|"
     r"helm\s+(?:upgrade|install|rollback|uninstall)|terraform\s+apply|dbt\s+(?:run|build|seed|snapshot)|"
     r"systemctl\s+(?:restart|start|stop|enable|disable|reload)|docker\s+(?:run|rm|restart|push|compose\s+up)|"
+    r"aws\s+[\w-]+\s+(?:modify|create|delete|update|put|start|stop|reboot|terminate|attach|detach|tag|register|deregister)-|"
+    r"(?:gcloud|az)\s+(?:[\w-]+\s+){1,3}(?:create|delete|update|resize|deploy|set|start|stop|restart)\b|"
     r"(?:INSERT\s+INTO|UPDATE\s+\w[\w.]*\s+SET|DELETE\s+FROM|TRUNCATE|ALTER\s+TABLE|DROP\s+TABLE|CREATE\s+(?:TABLE|INDEX)))\b"
     r"|[^>&2]>>?\s*[\w./~\"']",
 )

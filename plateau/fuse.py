@@ -11,9 +11,14 @@ in one table, what each kind of finding may do:
   (``tool.error_repeat``), the same error from varied calls (``tool.same_outcome``), test
   states that return (``progress.oscillation``), near-identical or verbatim restatements
   without a call (``semantic.near_duplicate``, ``semantic.cycle``, ``text.ngram``).
+- **Waiting is bounded, not judged as a loop**: a result that reads as waiting (a pending
+  status, a check that sleeps first), a poll whose result moved only in what masking removes,
+  and a failure the service calls transient (429, 503, "overloaded") count against the poll
+  limits (``poll_steer``, ``poll_trip``) instead of the repeat limits.
 - **Accumulated evidence trips only after a steer** (``"trip_after_steer"``): courtesy loops
   (``text.phatic``), talk instead of action (``text.talk``: a tool-using agent that keeps
-  talking while the user brings nothing new), thrash (``tool.thrash``), and the calibrated
+  talking while the user brings nothing new; ``text.claim``: it keeps saying something is
+  done with no write behind it), thrash (``tool.thrash``), and the calibrated
   stall (``progress.none``: the semantic and the information-gain CUSUMs both at steer level
   or more, their geometric mean scored).
 - **Some evidence only ever steers** (``"steer"``): the semantic CUSUM alone

@@ -42,6 +42,8 @@ DEFAULT_SETS = {
     "real": SHARED / "data" / "real-runs",
     "trajectories": SHARED / "data" / "trajectories",
     "blind": ROOT / "evals" / "blind",
+    "blind2": ROOT / "evals" / "blind2",
+    "dev": ROOT / "evals" / "dev",
     "examples": ROOT / "examples",
 }
 

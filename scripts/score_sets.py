@@ -11,7 +11,9 @@ Without ``--set`` it scores the sets that exist of:
 - ``real``: ``../shared/data/real-runs`` (runs with outcomes: a run that succeeded or finished
   must not be tripped; steer rate on them; trips on runs that failed, for reference);
 - ``trajectories``: ``../shared/data/trajectories`` (two SWE-agent runs, unlabelled);
-- ``blind``: ``evals/blind`` (labelled; written without reading the code, never tuned against);
+- ``blind``, ``blind2``: ``evals/blind``, ``evals/blind2`` (labelled; written without reading
+  the code, never tuned against);
+- ``dev``: ``evals/dev`` (labelled; read and developed against, so it flatters);
 - ``examples``: ``examples`` (labelled).
 
 A labelled set prints the evaluator's totals; a set with outcomes prints, per outcome, how

@@ -319,11 +319,18 @@ def _strings(args_json: str) -> list[str]:
     return out
 
 
+#: The longest argument values (at most this many, each at most ``ECHO_CHARS`` characters)
+#: whose echo is taken out of an answer: a query, a URL, a path (a bound on the work per step).
+ECHO_VALUES = 16
+ECHO_CHARS = 1000
+
+
 def _without_echo(result: str, args_json: str) -> str:
     """``result`` (normalised) without the text values of the call's arguments that it echoes
     (a search header naming the query, a page naming the URL asked for); values shorter than
     3 characters stay."""
-    for value in sorted(_strings(args_json), key=len, reverse=True):
+    values = sorted((v for v in _strings(args_json) if 3 <= len(v) <= ECHO_CHARS), key=len, reverse=True)
+    for value in values[:ECHO_VALUES]:
         value = normalize_volatile(value)
         if len(value) >= 3:
             result = result.replace(value, "")

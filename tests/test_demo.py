@@ -312,13 +312,20 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _default_sigint() -> None:
+    """Give the demo a default SIGINT: a test suite started in the background (``cmd &`` in a
+    non-interactive shell) inherits SIGINT ignored, and bash cannot trap a signal ignored on
+    entry, so the Ctrl-C tests would see the demo run to its end."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class _Demo:
     """``demo/run.sh`` in its own session, its output collected line by line by a thread."""
 
     def __init__(self, *args: str) -> None:
         self.proc = subprocess.Popen(
             ["bash", str(RUN_SH), *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-            env=dict(os.environ, HF_HUB_OFFLINE="1"),
+            env=dict(os.environ, HF_HUB_OFFLINE="1"), preexec_fn=_default_sigint,
         )
         self.names = {f"plateau-srv-{self.proc.pid}", f"plateau-agt-{self.proc.pid}"}
         self.lines: queue.Queue[str | None] = queue.Queue()

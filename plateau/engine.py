@@ -703,7 +703,7 @@ class Engine:
             requery=prog.call_seen,
             # an action's acknowledgement recurs only when the action itself repeats (nothing
             # new learned since): "Clicked Next" between pages of new records is not a finding
-            fresh=info.next_item or waiting or (prog.action and prog.repeat_count < 2),
+            fresh=info.next_item or info.verifies or waiting or (prog.action and prog.repeat_count < 2),
         )
         a.progress.learned(mem.new_facts)
         talk = a.talk.update(

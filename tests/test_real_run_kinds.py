@@ -318,6 +318,24 @@ def test_claims_of_a_done_action_with_no_call_behind_them_trip_though_the_user_o
         honest.append(Step(index=len(honest), text=f"Line {k} has been updated.", user=f"Thanks, now line {k + 1} please."))
     assert "steer" not in _actions(honest) and "trip" not in _actions(honest)
 
+def test_checks_of_what_each_write_just_changed_verify_it_however_alike_they_read() -> None:
+    """A rollout cluster by cluster: ``helm upgrade`` (a write) names the cluster first, and the
+    checks after it ask about that cluster and answer exactly as they did for the last one
+    ("successfully rolled out", "ok"). Each check verifies the write it follows; a run of them
+    is not recurrence, however formulaic the narration."""
+    steps = _explore(random.Random(35), 8)
+    for k in range(24):
+        cluster = f"{NAMES[k]}-{NAMES[k + 24]}"
+        steps.append(Step(index=len(steps), text=f"Cluster {k + 1}: upgrading.", tool="bash",
+                          args={"command": f"helm upgrade ingress ./chart --kube-context {cluster} -f values.yaml"},
+                          result='Release "ingress" has been upgraded. Happy Helming!\nSTATUS: deployed', status="ok"))
+        steps.append(Step(index=len(steps), text="Waiting for the rollout.", tool="bash",
+                          args={"command": f"kubectl --context {cluster} rollout status deploy/ingress --timeout=300s"},
+                          result='deployment "ingress" successfully rolled out', status="ok"))
+        steps.append(Step(index=len(steps), text=f"Cluster {k + 1} done. Next.", tool="bash",
+                          args={"command": f"curl -s https://{cluster}.internal.example/healthz"}, result="ok", status="ok"))
+    assert "trip" not in _actions(steps)
+
 def test_a_poller_whose_counter_advances_is_waiting_not_a_stall() -> None:
     """Waiting: the same status call asked again right away, its answer moving in a counter the
     masks keep (replicas ready, rows copied). The poll is waited for, not recalled: however

@@ -46,6 +46,7 @@ __all__ = [
     "NEW_WRITE_TERMS",
     "InformationSignals",
     "InformationTracker",
+    "asked_tokens",
     "question",
     "content_terms",
     "observed_terms",
@@ -100,6 +101,13 @@ def question(tool: str, args: str) -> str:
     """What a call asks, as a key: its tool and arguments (JSON text) with clock readings
     masked and calendar dates kept (:func:`plateau.signals.progress.normalize_asked`)."""
     return tool + "\x00" + normalize_asked(args[: ARGS_CHARS * 4])
+
+
+def asked_tokens(args: str) -> set[str]:
+    """The tokens a call's arguments (JSON text) ask about: lower-cased, at least 3 characters,
+    split at the :func:`changed_span` delimiters, clock readings masked and calendar dates kept
+    (:func:`plateau.signals.progress.normalize_asked`)."""
+    return {t for t in _BOUNDARY_RE.split(normalize_asked(args[: ARGS_CHARS * 4]).lower()) if len(t) >= 3}
 
 
 def content_terms(text: str) -> set[str]:
@@ -166,6 +174,11 @@ class InformationSignals:
         not recurrence however alike it reads to the previous item's
         (issue 11: a batch over items, a day at a time or a region at a time, is work; a stall
         asks the same questions again, or gets the same answers).
+    verifies
+        A new question whose arguments name something the latest successful write asked about
+        first (:func:`asked_tokens`: the release it upgraded, the node it drained): its answer
+        verifies that write, and is not recurrence however alike it reads to the answer for
+        the previous item (issue 11: a rollout region by region, a drain node by node).
     user_terms
         Content terms the user message that arrived before this step adds to the run (int
         >= 0; 0 without one): a user who says something new brings facts to the run.
@@ -194,6 +207,7 @@ class InformationSignals:
     calls_failing: int = 0
     iterating: bool = False
     next_item: bool = False
+    verifies: bool = False
     user_terms: int = 0
     new_facts: bool = False
 
@@ -218,6 +232,8 @@ class InformationTracker:
         self._result_tokens: set[str] = set()
         self._last_args: dict[str, str] = {}
         self._asked: set[str] = set()  # the questions calls asked (:func:`question`)
+        self._asked_tokens: set[str] = set()  # the tokens of every call's arguments so far
+        self._changed: set[str] = set()  # the tokens the latest write asked about first (its items)
 
     def reset_evidence(self) -> None:
         """Forget accumulated evidence and failing calls (on progress), keeping the vocabulary
@@ -263,11 +279,19 @@ class InformationTracker:
         answered = False
         iterating = False
         asks_new = False
+        checks_change = False
         if tool is not None:
             asked = question(tool, args or "")
             asks_new = asked not in self._asked
             if len(self._asked) < MAX_TERMS:
                 self._asked.add(asked)
+            tokens = asked_tokens(args or "")
+            if mutation:
+                self._changed = tokens - self._asked_tokens
+            else:
+                checks_change = bool(tokens & self._changed)
+            if len(self._asked_tokens) < MAX_TERMS:
+                self._asked_tokens |= tokens
             current = (args or "")[:ARGS_CHARS]
             previous = self._last_args.get(tool)
             span = changed_span(previous, current) if previous is not None else ""
@@ -301,6 +325,10 @@ class InformationTracker:
         # a new question that got an answer saying something the run had not seen (an echo of
         # the question, like a search header, says nothing): the next day, region or node
         next_item = asks_new and novel and bool(observed) and result is not None and not failed
+        # a new question about what the latest write acted on first (``rollout status`` of the
+        # release just upgraded, the node just drained): its answer verifies the write, however
+        # alike it reads to the previous item's
+        verifies = checks_change and asks_new and result is not None and bool(result.strip()) and not failed
         named = sum(1 for t in observed if next_item or not _NUMBER.fullmatch(t))
         # one new term is the noise floor of a re-run, not of a new question's answer
         enough = 1 if next_item else NEW_FACT_TERMS
@@ -316,6 +344,7 @@ class InformationTracker:
                 calls_failing=failing,
                 iterating=iterating,
                 next_item=next_item,
+                verifies=verifies,
                 user_terms=len(heard),
                 new_facts=new_facts,
             )
@@ -336,6 +365,7 @@ class InformationTracker:
             calls_failing=failing,
             iterating=iterating,
             next_item=next_item,
+            verifies=verifies,
             user_terms=len(heard),
             new_facts=new_facts,
         )

@@ -141,6 +141,12 @@ def rich_status(code: grpc.StatusCode, message: str, reason: str, field: str | N
     return rpc_status.to_status(status_pb2.Status(code=code.value[0], message=message, details=details))
 
 
+def _seen(task: asyncio.Future[Any]) -> None:
+    """Mark a finished read's exception as retrieved (it is read again where it matters)."""
+    if not task.cancelled():
+        task.exception()
+
+
 class _Aborted(Exception):
     """A call refused by the service itself (not a domain error): code and message."""
 
@@ -405,6 +411,9 @@ class PlateauService:
         if self._closing is None:
             self._closing = asyncio.Event()
         receive = asyncio.ensure_future(anext(requests))
+        # a stream cancelled while this read finishes (the client went away) never asks for the
+        # read's outcome: mark it seen, so asyncio does not log "exception was never retrieved"
+        receive.add_done_callback(_seen)
         closing = asyncio.ensure_future(self._closing.wait())
         try:
             done, _ = await asyncio.wait((receive, closing), timeout=self.config.stream_idle_seconds, return_when=asyncio.FIRST_COMPLETED)

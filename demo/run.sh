@@ -129,7 +129,7 @@ echo "  agent host's routes: $(ip -n "$AGT_NS" route | sed 's/ *$//' | paste -sd
 # ---------------------------------------------------------------------------- server
 ip netns exec "$SRV_NS" env HF_HUB_OFFLINE=1 "$VENV/bin/plateau" serve --host "$SRV_ADDR" --port "$PORT" --store memory >"$LOG" 2>&1 &
 SRV_PID=$!
-echo "plateau demo: server starting on the server host (pid $SRV_PID; the model takes ~10 s to load)"
+echo "plateau demo: server starting on the server host (pid $SRV_PID; the model loads in about a second on onnx, ~10 s on torch)"
 
 # Wait for the gRPC health check to answer SERVING, asked from the agent host across the link.
 deadline=$((SECONDS + TIMEOUT))

@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import queue
 import sys
 import time
@@ -667,6 +668,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="case files, stream cases, SWE-agent .traj files or folders (default: the repository's examples/ and demo/)")
     p.add_argument("--remote", metavar="HOST:PORT", help="the Plateau server (default: an in-process engine with the real model)")
+    p.add_argument("--token", default=None, metavar="TOKEN",
+                   help="bearer token for a server started with --tokens-file (default: $PLATEAU_TOKEN)")
+    p.add_argument("--tls-ca", default=None, metavar="PEM",
+                   help="use TLS, trusting this CA for the server's certificate ('system' for the system's roots)")
     p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                    help="first wait up to SECONDS for the server's gRPC health check to report SERVING")
     p.add_argument("--wait-only", action="store_true", help="only wait for the health check (exit 0 when serving, 4 if not)")
@@ -689,7 +694,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (see the module docstring)."""
-    import os
 
     args = build_parser().parse_args(argv)
     if args.wait or args.wait_only:
@@ -703,7 +707,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
     try:
         if args.remote:
-            client = Client.remote(args.remote)
+            from plateau.auth import ClientTls
+
+            tls = None if args.tls_ca is None else True if args.tls_ca == "system" else ClientTls.from_files(ca=args.tls_ca)
+            client = Client.remote(args.remote, token=args.token or os.environ.get("PLATEAU_TOKEN") or None, tls=tls)
             target = args.remote
         else:
             client = Client.local()

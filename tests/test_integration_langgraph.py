@@ -35,10 +35,12 @@ def test_langgraph_agent_is_steered_then_ended_before_a_fourth_failing_call(real
     """The graph's model sees Plateau's steer as a message; the 4th identical call is refused at the route, ending the graph."""
     client = Client.local(engine=real_engine)
     outcome = _example().run_agent(client)
-    assert outcome["run_id"] == "langgraph-fix-rounding"
+    assert outcome["run_id"].startswith("langgraph-fix-rounding-")  # a fresh thread, so a fresh run, each time
     assert outcome["actions"] == ["continue", "continue", "steer", "trip"]
     assert outcome["steers"] and outcome["steer_seen_by_model"] and outcome["ended_by_plateau"]
-    assert client.get_run("langgraph-fix-rounding").steps == 3  # the refused call never ran
+    assert client.get_run(outcome["run_id"]).steps == 3  # the refused call never ran
+    again = _example().run_agent(client)  # a second run against the same engine starts afresh
+    assert again["run_id"] != outcome["run_id"] and again["actions"] == outcome["actions"]
 
 
 def test_langgraph_node_raises_run_tripped_over_grpc_without_check(hashing_server: str) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -74,7 +75,8 @@ def run_agent(client: Client) -> dict[str, Any]:
     app = build_graph(node, inputs)
     final = app.invoke(
         {"messages": [HumanMessage("Make the invoice rounding test pass.")]},
-        {"configurable": {"thread_id": "fix-rounding"}, "recursion_limit": 60},
+        # a fresh thread each time: a server keeps runs, and a thread id is its run's id
+        {"configurable": {"thread_id": f"fix-rounding-{uuid.uuid4().hex[:12]}"}, "recursion_limit": 60},
     )
     last = final["messages"][-1]
     ((run_id, verdicts),) = node.verdicts.items()

@@ -303,7 +303,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         def ready(port: int) -> None:
             mode = ("mutual TLS" if tls.client_ca else "TLS") if tls else "plaintext"
-            who = f"{len(auth.tenants)} tenants" if auth else "no auth"
+            who = (f"{len(auth.tenants)} tenant" + ("" if len(auth.tenants) == 1 else "s")) if auth else "no auth"
             if json_logs:  # the same lines, as JSON records with fields
                 log.info("%s, %s", mode, who, extra={"transport": mode, "auth": who})
                 log.info("serving plateau.v1.Plateau on %s:%d", args.host, port, extra={"host": args.host, "port": port})
@@ -513,7 +513,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("replay", help="print a verdict per step of recorded runs")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="case files (.json), SWE-agent trajectories (.traj) or folders")
+    p.add_argument("paths", nargs="+", metavar="PATH", help=(
+        "case files (.json), SWE-agent trajectories (.traj), mini-swe-agent runs (.traj.json), "
+        "tau-bench run lists (.json with a 'traj' per run), or folders of them"
+    ))
     p.add_argument("--jsonl", action="store_true", help="one JSON object per step on stdout")
     p.add_argument("--remote", metavar="HOST:PORT", help="send the steps to a running server")
     _add_engine_options(p)

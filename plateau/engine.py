@@ -49,7 +49,7 @@ from plateau.policy import ToolPolicy
 from plateau.signals.information import NEW_FACT_TERMS, InformationTracker
 from plateau.signals.intent import IntentReader, Repetition
 from plateau.signals.memory import RunMemory, is_recurrent
-from plateau.signals.progress import ProgressTracker, is_wait, is_waiting
+from plateau.signals.progress import ProgressTracker, is_waiting
 from plateau.signals.semantic import SemanticTracker
 from plateau.signals.talk import TalkTracker
 from plateau.signals.textual import TextualTracker
@@ -671,7 +671,7 @@ class Engine:
             a.information.reset_evidence()
             a.near_dup_streak = 0
         acknowledged = (
-            step.tool is not None and not (step.result or "").strip() and (step.status is ToolStatus.OK or is_wait(step))
+            step.tool is not None and not (step.result or "").strip() and (step.status is ToolStatus.OK or prog.wait)
         )
         recurrence, _ = a.memory.recall(text_vec, obs_vec, mutations=prog.mutations, digest=prog.result_digest)
         info = a.information.update(
@@ -687,6 +687,7 @@ class Engine:
             marker=prog.progress or prog.recovered or prog.fewer_failures or prog.error_novel,
             mutation=prog.mutated,
             novel=prog.result_novel is not False,
+            call_seen=prog.call_seen,
         )
         # waiting: the previous call asked again right away (a poller), a service that said it was
         # overloaded, or a result that reads as waiting; the poll bounds govern it, not the
@@ -695,7 +696,7 @@ class Engine:
         mem = a.memory.update(
             text_vec,
             obs_vec,
-            has_result=bool((step.result or "").strip()) and not prog.mutated and not is_wait(step),
+            has_result=bool((step.result or "").strip()) and not prog.mutated and not prog.wait,
             called=step.tool is not None,
             new_facts=info.new_facts,
             mutations=prog.mutations,

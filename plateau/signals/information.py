@@ -47,7 +47,6 @@ __all__ = [
     "InformationSignals",
     "InformationTracker",
     "asked_tokens",
-    "question",
     "content_terms",
     "observed_terms",
 ]
@@ -97,16 +96,10 @@ def changed_span(previous: str, current: str) -> str:
     return current[start:end]
 
 
-def question(tool: str, args: str) -> str:
-    """What a call asks, as a key: its tool and arguments (JSON text) with clock readings
-    masked and calendar dates kept (:func:`plateau.signals.progress.normalize_asked`)."""
-    return tool + "\x00" + normalize_asked(args[: ARGS_CHARS * 4])
-
-
 def asked_tokens(args: str) -> set[str]:
     """The tokens a call's arguments (JSON text) ask about: lower-cased, at least 3 characters,
-    split at the :func:`changed_span` delimiters, clock readings masked and calendar dates kept
-    (:func:`plateau.signals.progress.normalize_asked`)."""
+    split at the :func:`changed_span` delimiters, with clock readings masked and calendar dates
+    kept (:func:`plateau.signals.progress.normalize_asked`)."""
     return {t for t in _BOUNDARY_RE.split(normalize_asked(args[: ARGS_CHARS * 4]).lower()) if len(t) >= 3}
 
 
@@ -166,13 +159,13 @@ class InformationSignals:
         named, not guesses built from familiar words. Its empty or repeated answer is that
         item's answer, so it never counts as a failing call.
     next_item
-        A new question answered: a call never made before (:func:`question`: clock readings
-        masked, calendar dates kept) did not fail, and its answer is not verbatim an earlier
+        A new question answered: a call never made before (``call_seen`` False:
+        :attr:`plateau.signals.progress.ProgressSignals.call_seen`, clock readings masked and
+        calendar dates kept) did not fail, and its answer is not verbatim an earlier
         one and names at least one observed term (:func:`observed_terms`) the run had not
-        seen. Its answer is new facts from one
-        new term on, numbers included (the noise floor of two terms is a re-run's), and it is
-        not recurrence however alike it reads to the previous item's
-        (issue 11: a batch over items, a day at a time or a region at a time, is work; a stall
+        seen. Its answer is new facts from one new term on, numbers included (the noise floor
+        of two terms is a re-run's), and it is not recurrence however alike it reads to the
+        previous item's (issue 11: a batch over items, a day at a time or a region at a time, is work; a stall
         asks the same questions again, or gets the same answers).
     verifies
         A new question whose arguments name something the latest successful write asked about
@@ -231,7 +224,6 @@ class InformationTracker:
         self._failing: deque[bool] = deque(maxlen=config.window)
         self._result_tokens: set[str] = set()
         self._last_args: dict[str, str] = {}
-        self._asked: set[str] = set()  # the questions calls asked (:func:`question`)
         self._asked_tokens: set[str] = set()  # the tokens of every call's arguments so far
         self._changed: set[str] = set()  # the tokens the latest write asked about first (its items)
 
@@ -257,13 +249,16 @@ class InformationTracker:
         marker: bool = False,
         mutation: bool = False,
         novel: bool = True,
+        call_seen: bool = False,
     ) -> InformationSignals:
         """Count the step's new terms and judge them.
 
         ``result`` is the tool result (None for a step without one), ``args`` the call's
         arguments as text (their terms are an echo, not an observation), ``tool`` its name and
         ``failed`` whether the call failed; ``informative=False`` for a structural repeat
-        (judged but not learned).
+        (judged but not learned). ``call_seen`` says the same call was made before (a
+        re-query, not a new question) and ``novel`` that the normalised result is new to the
+        run (:class:`~plateau.signals.progress.ProgressSignals`).
         Only calls that answered are samples of the observed-gain test: an empty output, or a
         failure that adds no observed term (an error the run has already seen), is counted in
         ``calls_failing`` instead, so the test asks whether the calls that *do* answer still say
@@ -281,10 +276,7 @@ class InformationTracker:
         asks_new = False
         checks_change = False
         if tool is not None:
-            asked = question(tool, args or "")
-            asks_new = asked not in self._asked
-            if len(self._asked) < MAX_TERMS:
-                self._asked.add(asked)
+            asks_new = not call_seen
             tokens = asked_tokens(args or "")
             if mutation:
                 self._changed = tokens - self._asked_tokens
@@ -320,10 +312,9 @@ class InformationTracker:
         failing = sum(self._failing) if result is not None else 0
         # a fact is named by a word: new bare numbers in an answer (a metric re-read, a count)
         # are a re-measurement of something the run already knows about
-        # ... unless the call asks a new question (the next day, region or host; the next item of
-        # a listing): its numbers are that item's answer, however alike the table reads
-        # a new question that got an answer saying something the run had not seen (an echo of
-        # the question, like a search header, says nothing): the next day, region or node
+        # ... unless the call asks a new question (the next day, region or node) and its answer
+        # says something the run had not seen (an echo of the question says nothing): its
+        # numbers are that item's answer, however alike the table reads
         next_item = asks_new and novel and bool(observed) and result is not None and not failed
         # a new question about what the latest write acted on first (``rollout status`` of the
         # release just upgraded, the node just drained): its answer verifies the write, however

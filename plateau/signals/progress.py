@@ -236,28 +236,27 @@ def is_mutation(step: Step) -> bool:
 
 #: A tool whose name says it only waits (``sleep``, ``wait``, ``time.sleep``).
 _WAIT_TOOL = re.compile(r"(?:^|[_\-.\s])(?:sleep|wait|pause|delay)$", re.IGNORECASE)
+_SLEEP = r"\s*sleep\s+\d+(?:\.\d+)?[smhd]?\s*"
 #: A shell command that only waits: ``sleep 30``, ``sleep 1m`` alone.
-_WAIT_SHELL = re.compile(r"\s*sleep\s+\d+(?:\.\d+)?[smhd]?\s*;?\s*")
+_WAIT_SHELL = re.compile(_SLEEP + r";?\s*")
 
 
 #: A result that reports something not finished yet: a status, state or phase field whose
 #: value says it is still under way (``"Status": "InProgress"``, ``state: RUNNING``,
 #: ``phase=Pending``, ``conclusion: null`` is not one). What GitHub Actions, Kubernetes,
 #: SageMaker, Batch and most job APIs answer while a job runs.
-_PENDING_STATUS = re.compile(
-    r"\b(?:status|state|phase|stage)\b[\"']?\s*[:=]\s*[\"']?(?:in[_ -]?progress|running|pending|queued|starting|"
-    r"provisioning|waiting|creating|updating|deploying|building|scheduled|not[_ -]?started|initiali[sz]ing)\b",
-    re.IGNORECASE,
+_PENDING = (
+    r"(?:in[_ -]?progress|running|pending|queued|starting|provisioning|waiting|creating|updating|deploying|building|"
+    r"scheduled|not[_ -]?started|initiali[sz]ing)"
 )
+_PENDING_STATUS = re.compile(r"\b(?:status|state|phase|stage)\b[\"']?\s*[:=]\s*[\"']?" + _PENDING + r"\b", re.IGNORECASE)
 #: A line that is only a status still under way, bare or after a short label
 #: (``in_progress``, ``integration: queued``, ``- state: Pending``).
 _PENDING_LINE = re.compile(
-    r"^[\s\-*]*(?:[\w.\- ]{1,40}[:=]\s*)?[\"']?(?:in[_ -]?progress|running|pending|queued|starting|provisioning|"
-    r"waiting|creating|updating|deploying|building|scheduled|not[_ -]?started|initiali[sz]ing)[\"']?[.,]?\s*$",
-    re.IGNORECASE | re.MULTILINE,
+    r"^[\s\-*]*(?:[\w.\- ]{1,40}[:=]\s*)?[\"']?" + _PENDING + r"[\"']?[.,]?\s*$", re.IGNORECASE | re.MULTILINE
 )
 #: A shell check that waits first: ``sleep 300 && aws ... describe-job``, ``sleep 30; curl``.
-_DELAYED_CHECK = re.compile(r"\s*sleep\s+\d+(?:\.\d+)?[smhd]?\s*(?:&&|;)")
+_DELAYED_CHECK = re.compile(_SLEEP + r"(?:&&|;)")
 
 
 def is_waiting(step: Step) -> bool:
@@ -460,8 +459,11 @@ class ProgressSignals:
         The call repeats the previous one (``streak >= 2``) and its raw result differs from
         the previous one's only in what masking removes (a timestamp, an elapsed-time
         counter, an id): a poller waiting on something that moves, bounded like one.
+    wait
+        The call only waits (:func:`is_wait`): it left no trace in the tracker.
     action
-        The call acts on an interface (:func:`is_action`: a click, typing, a navigation).
+        The call acts on an interface (:func:`is_action`: a click, typing, a navigation) and
+        is not a mutation.
     polling
         The call is the previous step's call again (tool and canonical arguments), with no
         mutation in between, whatever it returned: a poller asking the same question right
@@ -494,6 +496,7 @@ class ProgressSignals:
     call_seen: bool = False
     masked_only: bool = False
     polling: bool = False
+    wait: bool = False
     action: bool = False
     mutated: bool = False
 
@@ -598,7 +601,9 @@ class ProgressTracker:
         the poll it interrupted."""
         self._step += 1
         if is_wait(step):
-            return ProgressSignals(polling=True)
+            return ProgressSignals(polling=True, wait=True)
+        mutated = is_mutation(step)
+        action = mutated or is_action(step)
         progress = self._is_progress(step)
         if progress:
             self._signatures.clear()
@@ -631,7 +636,6 @@ class ProgressTracker:
             # new was learned since: the same acknowledgement of "next page" between pages of
             # new records is paging, not a loop. A repeated observation is recurrence whatever
             # came between (re-reading what is already known)
-            action = is_mutation(step) or is_action(step)
             hits = [
                 lag
                 for lag, (s, epoch, failed, facts) in enumerate(reversed(self._signatures), start=1)
@@ -663,7 +667,6 @@ class ProgressTracker:
         else:
             self._last_call = None
         self._recent.append(sig)
-        mutated = is_mutation(step)
         if mutated:
             self._epoch += 1
             self._mutators.append(sig)
@@ -764,6 +767,6 @@ class ProgressTracker:
             call_seen=call_seen,
             masked_only=masked_only,
             polling=polling,
-            action=sig is not None and is_action(step),
+            action=action and not mutated,
             mutated=mutated,
         )

@@ -464,3 +464,47 @@ def test_real_runs_that_finished_or_succeeded_are_never_tripped(real_cached) -> 
         total += len(actions)
     assert tripped == []
     assert steered / total <= 0.05
+
+
+def test_a_script_that_writes_and_a_result_that_reports_writes_are_mutations() -> None:
+    """A script named for a write (``migrate_tenant.sh``, ``deploy.py``) and a tool's own report
+    of what it wrote ("restored 41 tables", "imported 500 rows") change the world."""
+
+    def bash(command: str, result: str) -> Step:
+        return Step(index=0, text="", tool="bash", args={"command": command}, result=result)
+
+    assert is_mutation(bash("./scripts/migrate_tenant.sh t_1139 2>&1 | tail -4", "done"))
+    assert is_mutation(bash("python deploy.py --env staging", "ok"))
+    assert is_mutation(bash("run-job nightly", "pg_restore: restored 41 tables, 87 indexes"))
+    assert not is_mutation(bash("./scripts/verify_tenant.sh t_1139", "41/41 tables match"))
+    assert not is_mutation(bash("cat scripts/deploy.md", "last updated 3 days ago"))
+
+
+def test_a_queue_that_hands_back_the_same_message_with_a_new_handle_brings_no_new_facts() -> None:
+    """Only a receipt handle and a receive counter change between receives of the same message:
+    what masking removes is not a new fact, so the 2nd receive onward is not new to the run."""
+    engine = Engine(embedder=HashingEmbedder())
+    rng = random.Random(21)
+    for step in _explore(rng, 4):
+        engine.observe("q", step)
+    facts = []
+    for k in range(4):
+        # base64, as SQS hands it out: '+' and '/' cut it into fragments a tokenizer reads as words
+        handle = "AQEB" + "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") for _ in range(76))
+        result = (
+            '{"Messages": [{"MessageId": "f4f28ada-f111-8eb1-bae4-7acf3d5c27ea", '
+            f'"ReceiptHandle": "{handle}", "Body": "invoice INV-20931", "ApproximateReceiveCount": "{k + 1}"}}]}}'
+        )
+        v = engine.observe(
+            "q",
+            Step(
+                index=4 + k,
+                text="Receiving the next message.",
+                tool="sqs_receive",
+                args={"queue": "invoices-dlq"},
+                result=result,
+                status="ok",
+            ),
+        )
+        facts.append(v.signals["new_facts"])
+    assert facts == [1.0, 0.0, 0.0, 0.0]

@@ -296,3 +296,26 @@ def test_observed_terms_mask_volatile_values_and_ids_but_keep_numbers() -> None:
     assert not any(len([c for c in t if c.isdigit()]) >= 4 and not t.isdigit() for t in stamped)
     facts = observed_terms("AT-0583: 8760 rows, valid until 2025-03-02 11:04:51 UTC (257 days), build 9c1e04b6d1f0")
     assert {"8760", "rows", "257", "days"} <= facts and "9c1e04b6d1f0" not in facts and "11" not in facts
+
+
+def test_what_the_masks_leave_is_never_a_fact() -> None:
+    """A result whose only change is a timestamp, a UUID, a duration or an opaque handle names
+    nothing new: the masks' placeholders (``<uuid>`` reads as "uuid") are not terms."""
+    from plateau.signals.information import observed_terms
+
+    masked = observed_terms(
+        '{"MessageId": "c7852b1c-2c22-3a90-f150-3788f0336589", "at": "2024-06-12T22:14:03Z", "took": "34 s", '
+        '"ReceiptHandle": "AQEB4l7YHddDvgtP/3iJfi0XOfJogppTEUQnm+Zq8sWd1Lx"}'
+    )
+    assert masked == {"messageid", "took", "receipthandle"}
+
+
+def test_opaque_handles_are_masked_in_results_but_paths_and_identifiers_are_not() -> None:
+    """Receipt handles, tokens and JWT segments mix case and digits in long unbroken runs; a
+    datasheet path or a CamelCase name breaks into short segments or lacks a class."""
+    from plateau.signals.progress import normalize_result
+
+    assert normalize_result("handle AQEBVUbaELqeomkwgTJ3VQxy8ssYrCmeJCGp9e+tWkEa9CqzM47/5UWi end") == "handle <opaque> end"
+    assert normalize_result("next eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9") == "next <opaque>"
+    for kept in ("com/datasheets/NIB-185Ah-prismatic-rev3", "getUTF8StringValue", "test_payment_service_integration_2024"):
+        assert normalize_result(kept) == kept

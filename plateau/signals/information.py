@@ -37,7 +37,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from plateau.config import Config
-from plateau.signals.progress import normalize_asked, normalize_volatile
+from plateau.signals.progress import PLACEHOLDER_WORDS, normalize_asked, normalize_result, normalize_volatile
 from plateau.signals.semantic import calibrated_test
 from plateau.signals.textual import STOP_WORDS, tokenize
 
@@ -114,15 +114,17 @@ _NUMBER = re.compile(r"[\d.,:%+\-]+[a-z]{0,2}")
 
 def observed_terms(result: str) -> set[str]:
     """Content terms of a tool result that can be facts: volatile values masked first
-    (timestamps, UUIDs, hex ids, PIDs, durations, temp paths;
-    :func:`plateau.signals.progress.normalize_volatile`), and tokens that mix letters with four
+    (timestamps, UUIDs, hex ids, PIDs, durations, temp paths, opaque handles;
+    :func:`plateau.signals.progress.normalize_result`) and the masks' placeholder words
+    (:data:`plateau.signals.progress.PLACEHOLDER_WORDS`) dropped, so that what masking removes
+    is never the fact that changed; and tokens that mix letters with four
     or more digits dropped (log-file stamps such as ``19t10_05_40_118z``, request and build
     ids): they change on every call without saying anything about the task. Plain numbers
     ("8760 rows", "257 days") stay."""
     return {
         t
-        for t in content_terms(normalize_volatile(result))
-        if t.isdigit() or len(_ID_DIGITS.findall(t)) < 4
+        for t in content_terms(normalize_result(result))
+        if t not in PLACEHOLDER_WORDS and (t.isdigit() or len(_ID_DIGITS.findall(t)) < 4)
     }
 
 

@@ -43,7 +43,9 @@ __all__ = [
     "is_transient",
     "is_wait",
     "is_waiting",
+    "PLACEHOLDER_WORDS",
     "normalize_asked",
+    "normalize_result",
     "normalize_volatile",
     "tool_signature",
 ]
@@ -61,6 +63,10 @@ _VOLATILE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(pid|PID|process|thread)([ =:#]+)\d+\b"), r"\1\2<n>"),
     (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds|min|mins|minutes)\b"), "<dur>"),
 )
+
+#: The words the masks leave in place of a volatile value (``<uuid>`` reads as ``uuid``): never
+#: a term of what a call returned.
+PLACEHOLDER_WORDS = frozenset({"uuid", "ts", "time", "epoch", "tmp", "hex", "n", "dur", "opaque"})
 
 #: Argument keys whose values identify a request rather than what it asks for.
 VOLATILE_KEYS = frozenset(
@@ -97,6 +103,33 @@ def normalize_volatile(text: str) -> str:
     for pattern, repl in _VOLATILE_PATTERNS:
         text = pattern.sub(repl, text)
     return " ".join(text.split())
+
+
+#: An opaque token in a result: a run of base64/base64url characters holding an unbroken
+#: stretch of at least 16 letters and digits that mixes upper case, lower case and digits (an
+#: SQS receipt handle, a session or pagination token, a JWT segment, a signature). Random
+#: strings say nothing about the task and change on every call; words, paths and identifiers
+#: break into short segments (``NIB-185Ah-prismatic-rev3``) or do not mix all three.
+_OPAQUE_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{16,}(?![A-Za-z0-9+/_=-])")
+_OPAQUE_RUN = re.compile(r"[A-Za-z0-9]{16,}")
+_OPAQUE_MIN_EACH = 2  # digits, upper-case and lower-case letters each (at least)
+
+
+def _opaque(match: re.Match[str]) -> str:
+    token = match.group()
+    for run in _OPAQUE_RUN.findall(token):
+        digits = sum(c.isdigit() for c in run)
+        upper = sum(c.isupper() for c in run)
+        if min(digits, upper, len(run) - digits - upper) >= _OPAQUE_MIN_EACH:
+            return "<opaque>"
+    return token
+
+
+def normalize_result(text: str) -> str:
+    """:func:`normalize_volatile` for what a call returned: opaque tokens (receipt handles,
+    session tokens, signatures) are masked too. Not for arguments: there an opaque value (a
+    pagination cursor) names the item asked for."""
+    return normalize_volatile(_OPAQUE_CANDIDATE.sub(_opaque, text))
 
 
 #: A calendar date on its own (``2024-03-02``, no time of day): in a call's arguments, the
@@ -138,7 +171,7 @@ def _digest(text: str) -> str:
 def _normalized_result(result: str | None) -> str | None:
     if result is None:
         return None
-    norm = normalize_volatile(result)
+    norm = normalize_result(result)
     return norm if len(norm) <= RESULT_HASH_CHARS else "#" + _digest(norm)
 
 
@@ -207,8 +240,18 @@ _MUTATING_SHELL = re.compile(
 #: ``node/x drained``, ``deployment.apps/api configured``.
 _MUTATION_RESULT = re.compile(
     r"^\s*(?:INSERT \d+ \d+|UPDATE \d+|DELETE \d+|COPY \d+|MERGE \d+)\s*$|\b\d+ rows? affected\b|"
-    r"^\s*[\w.-]+/[\w.-]+ (?:created|configured|deleted|patched|cordoned|drained|uncordoned|scaled|restarted|labeled|annotated)\b",
-    re.MULTILINE,
+    r"^\s*[\w.-]+/[\w.-]+ (?:created|configured|deleted|patched|cordoned|drained|uncordoned|scaled|restarted|labeled|annotated)\b|"
+    # a tool's own report of what it wrote: "pg_restore: restored 41 tables", "imported 500
+    # rows", "uploaded 3 objects" (a verb of writing followed by a count)
+    r"\b(?:restored|migrated|imported|inserted|upserted|uploaded|copied|wrote|written|deleted|purged)\s+\d[\d,]*\s+[a-z]",
+    re.MULTILINE | re.IGNORECASE,
+)
+#: A script whose name says it writes: ``./scripts/migrate_tenant.sh``, ``deploy.py``,
+#: ``backfill-day.sh`` (a verb of writing at the start of the file name).
+_MUTATING_SCRIPT = re.compile(
+    r"(?:^|[\s/;&|])(?:migrate|deploy|apply|restore|import|backfill|upgrade|install|publish|provision|seed|sync|rollout)"
+    r"[\w-]*\.(?:sh|py|rb|js|ts|pl)\b",
+    re.IGNORECASE,
 )
 
 
@@ -216,8 +259,9 @@ def is_mutation(step: Step) -> bool:
     """Whether ``step`` changed the world its later checks look at: files reported changed, a
     tool whose name says it writes (``edit_file``, ``apply_patch``, ``update_order``), a
     shell command that writes (redirection into a file, ``sed -i``, ``mv``, ``pip install``,
-    ``git checkout``, ``kubectl drain``, ``helm upgrade``, SQL ``INSERT``/``UPDATE`` …), or a
-    result that reports a change (``INSERT 0 3``, ``5 rows affected``, ``node/x drained``).
+    ``git checkout``, ``kubectl drain``, ``helm upgrade``, SQL ``INSERT``/``UPDATE`` …), a
+    script named for a write (``migrate_tenant.sh``, ``deploy.py``), or a result that reports a
+    change (``INSERT 0 3``, ``5 rows affected``, ``node/x drained``, ``restored 41 tables``).
     A failed call changed nothing.
 
     This is what makes a re-run check *verification* rather than a repeat: the same passing
@@ -229,7 +273,7 @@ def is_mutation(step: Step) -> bool:
         return False
     if _MUTATING_TOOL.search(step.tool):
         return True
-    if any(_MUTATING_SHELL.search(text) for text in _strings(step.args)):
+    if any(_MUTATING_SHELL.search(text) or _MUTATING_SCRIPT.search(text) for text in _strings(step.args)):
         return True
     return _MUTATION_RESULT.search((step.result or "")[:4000]) is not None
 
@@ -725,7 +769,8 @@ class ProgressTracker:
         if norm is not None:
             digest = _digest(norm)
             novel = digest not in self._results
-            self._results.add(digest)
+            if len(self._results) < MAX_ERRORS:
+                self._results.add(digest)
             # a failure, or an empty answer; an empty result the harness reported as a success
             # is an acknowledgement (a write, a move), not an answer that found nothing
             if error or (not norm.strip() and step.status is not ToolStatus.OK):

@@ -508,3 +508,51 @@ def test_a_queue_that_hands_back_the_same_message_with_a_new_handle_brings_no_ne
         )
         facts.append(v.signals["new_facts"])
     assert facts == [1.0, 0.0, 0.0, 0.0]
+
+
+def _queue_loop(rng: random.Random, stuck: bool, rounds: int = 8) -> list[Step]:
+    """Receive a message, look up its customer, republish it fixed, delete it: ``stuck`` hands
+    back the same message every round (a stale receipt handle deleted nothing)."""
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    stale = "AQEBE33sq16UWqsHFIi0pSHm/RHBdYZWByOo9AbQ"  # an earlier message's handle: deletes nothing
+    steps = _explore(rng, 4)
+    for k in range(rounds):
+        n = 0 if stuck else k
+        invoice, customer = f"INV-{20931 + n}", f"cus_{NAMES[n]}"
+        handle = "AQEB" + "".join(rng.choice(alphabet) for _ in range(76))
+        uuid = "-".join("".join(rng.choice("0123456789abcdef") for _ in range(m)) for m in (8, 4, 4, 4, 12))
+        body = f'{{"invoice_id": "{invoice}", "customer_id": "{customer}", "tax": {{"region": null}}}}'
+        i = len(steps)
+        steps += [
+            Step(index=i, text="Receiving the next message from the DLQ.", tool="bash",
+                 args={"command": "aws sqs receive-message --queue-url $DLQ --attribute-names All"},
+                 result=f'{{"Messages": [{{"ReceiptHandle": "{handle}", "Body": {body!r}, '
+                 f'"ApproximateReceiveCount": "{k + 1 if stuck else 1}"}}]}}'),
+            Step(index=i + 1, text="Looking up the customer's region.", tool="get_billing_address",
+                 args={"customer_id": customer},
+                 result=f'{{"customer_id": "{customer}", "state_code": "AT-{4 + n % 5}", "city": "{NAMES[-1 - n].title()}"}}'),
+            Step(index=i + 2, text="Republishing it with the region filled in.", tool="bash",
+                 args={"command": f"aws sqs send-message --queue-url $MAIN --message-body '{invoice} AT-{4 + n % 5}'"},
+                 result=f'{{"MessageId": "{uuid}", "SequenceNumber": "{rng.randrange(10**19, 10**20)}"}}'),
+            Step(index=i + 3, text="Deleting it from the DLQ.", tool="bash",
+                 args={"command": f"aws sqs delete-message --queue-url $DLQ --receipt-handle {stale if stuck else handle}"},
+                 result="", status="ok"),
+        ]
+    return steps
+
+
+def test_a_write_cycle_that_learns_nothing_trips() -> None:
+    """The same message comes back every round and the same writes follow (republish, delete):
+    a write repeated with nothing learned since is a repeat, whatever else was written in
+    between, so the cycle steers at its 3rd round and trips at its 4th."""
+    steps = _queue_loop(random.Random(22), stuck=True)
+    actions = _actions(steps)
+    deletes = [i for i, s in enumerate(steps) if "delete-message" in s.args]
+    assert "trip" not in actions[: deletes[2]] and "steer" not in actions[: deletes[1] + 1]
+    assert actions[deletes[2]] == "steer"
+    assert actions[deletes[3]] == "trip"
+
+
+def test_the_same_writes_for_a_new_message_every_round_never_trip() -> None:
+    """The same loop over new messages (a new invoice and customer each round) is a batch."""
+    assert "trip" not in _actions(_queue_loop(random.Random(22), stuck=False, rounds=12))

@@ -113,6 +113,9 @@ def normalize_volatile(text: str) -> str:
 _OPAQUE_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{16,}(?![A-Za-z0-9+/_=-])")
 _OPAQUE_RUN = re.compile(r"[A-Za-z0-9]{16,}")
 _OPAQUE_MIN_EACH = 2  # digits, upper-case and lower-case letters each (at least)
+#: A number of 16 digits or more in a result is an id (a FIFO sequence number, a snowflake id),
+#: not a quantity: no count or measure an agent reads carries 16 significant digits.
+_LONG_NUMBER = re.compile(r"\b\d{16,}\b")
 
 
 def _opaque(match: re.Match[str]) -> str:
@@ -127,9 +130,10 @@ def _opaque(match: re.Match[str]) -> str:
 
 def normalize_result(text: str) -> str:
     """:func:`normalize_volatile` for what a call returned: opaque tokens (receipt handles,
-    session tokens, signatures) are masked too. Not for arguments: there an opaque value (a
+    session tokens, signatures) and numbers of 16 digits or more (sequence numbers) are masked
+    too. Not for arguments: there an opaque value (a
     pagination cursor) names the item asked for."""
-    return normalize_volatile(_OPAQUE_CANDIDATE.sub(_opaque, text))
+    return normalize_volatile(_LONG_NUMBER.sub("<n>", _OPAQUE_CANDIDATE.sub(_opaque, text)))
 
 
 #: A calendar date on its own (``2024-03-02``, no time of day): in a call's arguments, the
@@ -230,7 +234,7 @@ _MUTATING_SHELL = re.compile(
     r"kubectl\s+(?:apply|patch|delete|create|rollout\s+(?:restart|undo)|scale|drain|cordon|uncordon|label|annotate|set)|"
     r"helm\s+(?:upgrade|install|rollback|uninstall)|terraform\s+apply|dbt\s+(?:run|build|seed|snapshot)|"
     r"systemctl\s+(?:restart|start|stop|enable|disable|reload)|docker\s+(?:run|rm|restart|push|compose\s+up)|"
-    r"aws\s+[\w-]+\s+(?:modify|create|delete|update|put|start|stop|reboot|terminate|attach|detach|tag|register|deregister)-|"
+    r"aws\s+[\w-]+\s+(?:modify|create|delete|update|put|send|publish|start|stop|reboot|terminate|attach|detach|tag|register|deregister)-|"
     r"(?:gcloud|az)\s+(?:[\w-]+\s+){1,3}(?:create|delete|update|resize|deploy|set|start|stop|restart)\b|"
     r"(?:INSERT\s+INTO|UPDATE\s+\w[\w.]*\s+SET|DELETE\s+FROM|TRUNCATE|ALTER\s+TABLE|DROP\s+TABLE|CREATE\s+(?:TABLE|INDEX)))\b"
     r"|[^>&2]>>?\s*[\w./~\"']",
@@ -585,6 +589,10 @@ class ProgressTracker:
         self._failure_counts: dict[tuple[str, str], int] = {}  # the fewest failures seen per error
         self._last_call: str | None = None  # the previous step's call, and the epoch it was made in
         self._last_call_epoch = 0
+        # action signature -> [occurrences with nothing learned in between, facts by the end of
+        # the last one]: a write cycle longer than the window still counts
+        self._action_runs: dict[str, list[int]] = {}
+        self._action_stamp: str | None = None
 
     def learned(self, new_facts: bool) -> None:
         """Record whether the step just judged brought new facts
@@ -592,6 +600,9 @@ class ProgressTracker:
         earlier one only when no step since that one brought any."""
         if new_facts:
             self._facts += 1
+        if self._action_stamp is not None:
+            self._action_runs[self._action_stamp][1] = self._facts
+            self._action_stamp = None
         if self._stamp:
             sig, epoch, failed, _ = self._signatures[-1]
             self._signatures[-1] = (sig, epoch, failed, self._facts)
@@ -655,6 +666,7 @@ class ProgressTracker:
             self._recent.clear()
             self._errors.clear()
             self._error_args.clear()
+            self._action_runs.clear()
             self._states.clear()
             self._oscillation = 0
         state = None
@@ -683,10 +695,25 @@ class ProgressTracker:
             hits = [
                 lag
                 for lag, (s, epoch, failed, facts) in enumerate(reversed(self._signatures), start=1)
-                if s == sig and ((failed and error) or (self._unchanged_since(epoch, sig) and (facts == self._facts or not action)))
+                if s == sig
+                and (
+                    (failed and error)
+                    # an action again with nothing learned since, whatever else was written in
+                    # between (send, delete, send, delete: a write cycle; A -> B -> A edits)
+                    or (action and facts == self._facts)
+                    or (not action and self._unchanged_since(epoch, sig))
+                )
             ]
             repeat_count = 1 + len(hits)
             repeat_lag = hits[0] if hits else None
+            if action and not error and (sig in self._action_runs or len(self._action_runs) < MAX_ERRORS):
+                # the same action with nothing learned since its last occurrence, however far
+                # back (a cycle of four writes holds only two earlier rounds in the window)
+                run = self._action_runs.get(sig)
+                count = run[0] + 1 if run is not None and run[1] == self._facts else 1
+                self._action_runs[sig] = [count, self._facts]
+                self._action_stamp = sig
+                repeat_count = max(repeat_count, count)
             self._streak = self._streak + 1 if self._recent and self._recent[-1] == sig else 1
             raw = None if step.result is None else _digest(step.result)
             # the same signature, yet the raw result moved: only what masking removes (a

@@ -710,10 +710,10 @@ class ProgressTracker:
                 # the same action with nothing learned since its last occurrence, however far
                 # back (a cycle of four writes holds only two earlier rounds in the window)
                 run = self._action_runs.get(sig)
-                count = run[0] + 1 if run is not None and run[1] == self._facts else 1
-                self._action_runs[sig] = [count, self._facts]
+                rounds = run[0] + 1 if run is not None and run[1] == self._facts else 1
+                self._action_runs[sig] = [rounds, self._facts]
                 self._action_stamp = sig
-                repeat_count = max(repeat_count, count)
+                repeat_count = max(repeat_count, rounds)
             self._streak = self._streak + 1 if self._recent and self._recent[-1] == sig else 1
             raw = None if step.result is None else _digest(step.result)
             # the same signature, yet the raw result moved: only what masking removes (a

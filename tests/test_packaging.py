@@ -85,15 +85,42 @@ def test_a_client_only_install_says_which_extra_to_install(argv: list[str]) -> N
 
 
 def test_serve_options_come_from_the_environment() -> None:
-    """PLATEAU_PORT, PLATEAU_PROBE and PLATEAU_LOG_FORMAT fill serve's options; the command line wins; a bad value exits 2."""
-    parser = cli.build_parser()
+    """PLATEAU_PORT, PLATEAU_PROBE and PLATEAU_LOG_FORMAT fill serve's options; the command line wins; only serve reads them."""
     env = {"PLATEAU_PORT": "6123", "PLATEAU_PROBE": "true", "PLATEAU_LOG_FORMAT": "json", "PLATEAU_MAX_STEPS_PER_RUN": "50"}
-    args = parser.parse_args(cli._env_args(parser, ["serve"], env))
+    parser = cli.build_parser(env)
+    args = parser.parse_args(["serve"])
     assert (args.port, args.probe, args.log_format, args.max_steps_per_run) == (6123, True, "json", 50)
-    assert parser.parse_args(cli._env_args(parser, ["serve", "--port", "7000"], env)).port == 7000
-    assert parser.parse_args(cli._env_args(parser, ["replay", "x"], env)).paths == ["x"]  # only serve reads the environment
+    assert parser.parse_args(["serve", "--port", "7000"]).port == 7000
+    assert parser.parse_args(["replay", "x"]).paths == ["x"]  # only serve reads the environment
+    assert cli.build_parser({"PLATEAU_PROBE": "off"}).parse_args(["serve"]).probe is False
+    assert cli.build_parser({"PLATEAU_PORT": "abc"}).parse_args(["serve", "--port", "5"]).port == 5  # the flag wins, the variable is unused
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "problem"),
+    [
+        ("PLATEAU_PORT", "abc", "invalid int value: 'abc'"),
+        ("PLATEAU_STREAM_IDLE_SECONDS", "soon", "invalid float value: 'soon'"),
+        ("PLATEAU_LOG_FORMAT", "xml", "invalid choice: 'xml'"),
+        ("PLATEAU_TORCH_THREADS", "0", "an integer >= 1, got 0"),
+        ("PLATEAU_PROBE", "maybe", "expected 1/0, true/false, yes/no or on/off"),
+    ],
+)
+def test_a_bad_environment_value_names_the_variable(variable: str, value: str, problem: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A PLATEAU_* value that does not fit its option exits 2 naming the variable and its value, not the option."""
+    with pytest.raises(SystemExit) as exc:
+        cli.build_parser({variable: value}).parse_args(["serve"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"environment variable {variable}={value!r}: {problem}" in err
+    assert "argument --" not in err
+
+
+def test_a_bad_environment_value_exits_2_from_the_command() -> None:
+    """``PLATEAU_PORT=not-a-port plateau serve`` exits 2 naming PLATEAU_PORT and the value."""
     out = _plateau("serve", env={"PLATEAU_PORT": "not-a-port"})
-    assert out.returncode == 2 and "--port" in out.stderr
+    assert out.returncode == 2 and "environment variable PLATEAU_PORT='not-a-port'" in out.stderr
+    assert "argument --port" not in out.stderr
 
 
 def test_json_logs_are_only_json() -> None:

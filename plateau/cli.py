@@ -173,6 +173,18 @@ def _backend(text: str) -> str:
     return text
 
 
+def _tool_policy(text: str) -> Any:
+    """``--tool-policy``: ``NAME=STEER:TRIP`` or ``NAME=ignore`` items, parsed and checked
+    (:func:`plateau.policy.parse_tool_policy`); an error names the tool and its bounds."""
+    from plateau.errors import InvalidArgument
+    from plateau.policy import parse_tool_policy
+
+    try:
+        return parse_tool_policy(text)
+    except InvalidArgument as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("tool_policy.").removeprefix("tool_policy: ")) from None
+
+
 #: The names of :data:`plateau.config.PRESETS` (kept here so that ``--help`` needs no import).
 _PRESET_NAMES = ("agent", "batch", "chat", "reasoning")
 
@@ -196,9 +208,10 @@ def _add_engine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--probe", action="store_true", help="after a trip, judge the next step as a half-open probe")
     p.add_argument(
         "--tool-policy",
+        type=_tool_policy,
         metavar="SPEC",
-        help="per-tool policy: NAME=STEER:TRIP for a tool that legitimately repeats (its own bounds), NAME=ignore for a tool "
-        "never judged; comma-separated, e.g. debugger_next=20:40,job_status=ignore",
+        help="per-tool policy: NAME=STEER:TRIP for a tool that legitimately repeats (its own bounds, STEER < TRIP), NAME=ignore "
+        "for a tool never judged; comma-separated, e.g. debugger_next=6:8,job_status=ignore",
     )
 
 

@@ -11,7 +11,8 @@
 - ``plateau guard PATH... [--jsonl] [--remote HOST:PORT]``: feed stream cases to the stream
   guard chunk by chunk.
 
-Logs and progress go to stderr; with ``--jsonl`` stdout carries only JSON lines.
+Logs and progress go to stderr; with ``--jsonl`` stdout carries only JSON lines. ``replay`` and
+``demo`` show a progress bar only when stderr is a terminal, kept below their output.
 """
 
 from __future__ import annotations
@@ -379,20 +380,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
 _ACTION_MARK = {"continue": " ", "steer": "S", "trip": "T"}
 
 
-def _print_table_header(out: TextIO) -> None:
-    out.write(f"{'step':>4}  {'action':8} {'state':11} {'score':>5}  {'novelty':>7} {'delta':>6}  reasons\n")
+def _table_header() -> str:
+    return f"{'step':>4}  {'action':8} {'state':11} {'score':>5}  {'novelty':>7} {'delta':>6}  reasons\n"
 
 
-def _print_table_row(out: TextIO, verdict: Any) -> None:
+def _table_row(verdict: Any) -> str:
     s = verdict.signals
     nov = f"{s['novelty']:.3f}" if "novelty" in s else "-"
     delta = f"{s['delta']:.3f}" if "delta" in s else "-"
-    out.write(
+    row = (
         f"{verdict.step_index:>4}  {verdict.action.value:8} {verdict.state.value:11} {verdict.score:5.2f}  {nov:>7} {delta:>6}  "
         f"{', '.join(verdict.reasons)}\n"
     )
     if verdict.message:
-        out.write(f"{'':6}↳ {verdict.message}\n")
+        row += f"{'':6}↳ {verdict.message}\n"
+    return row
 
 
 def _load(paths: Sequence[str]) -> list[Any]:
@@ -406,28 +408,27 @@ def _load(paths: Sequence[str]) -> list[Any]:
 
 
 def replay_paths(client: Any, runs: Sequence[Any], jsonl: bool, out: TextIO) -> int:
-    """Replay ``runs`` (from :func:`plateau.replay.load_runs`) through ``client``, printing verdicts to ``out``."""
-    from plateau.progress import progress
+    """Replay ``runs`` (from :func:`plateau.replay.load_runs`) through ``client``, printing verdicts to ``out``.
+
+    A progress bar is shown on stderr only when stderr is a terminal, and below the output:
+    each piece of output is written with the bar cleared and redrawn after it.
+    """
+    from plateau.progress import progress, write
     from plateau.replay import replay_run, verdict_row
 
-    for run in progress(runs, desc="replay", unit="run"):
+    for run in progress(runs, desc="replay", unit="run", lines=False):
         if not jsonl:
             verdict_line = ""
             if run.expected and run.expected.get("final"):
                 verdict_line = f"  (labelled: {run.expected['final']})"
-            out.write(f"\n== {run.id}: {len(run.steps)} steps{verdict_line}\n")
-            _print_table_header(out)
+            write(out, f"\n== {run.id}: {len(run.steps)} steps{verdict_line}\n" + _table_header())
         actions = []
         for _, _, verdict in replay_run(client, run):
             actions.append(verdict.action.value)
-            if jsonl:
-                out.write(json.dumps(verdict_row(run.id, verdict), ensure_ascii=False) + "\n")
-            else:
-                _print_table_row(out, verdict)
+            write(out, json.dumps(verdict_row(run.id, verdict), ensure_ascii=False) + "\n" if jsonl else _table_row(verdict))
         if not jsonl:
             marks = "".join(_ACTION_MARK[a] if a != "continue" else "." for a in actions)
-            out.write(f"   verdicts: {marks}   (. continue, S steer, T trip)\n")
-        out.flush()
+            write(out, f"   verdicts: {marks}   (. continue, S steer, T trip)\n")
     return 0
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -143,13 +144,53 @@ def test_json_logs_are_only_json() -> None:
     assert all({"ts", "level", "logger", "msg"} <= set(r) for r in records)
 
 
-def test_replay_prints_progress_lines_when_not_on_a_terminal() -> None:
-    """Off a terminal, replay writes whole progress lines (start and end) on stderr, and stdout stays JSON."""
+def test_replay_prints_no_progress_when_stderr_is_not_a_terminal() -> None:
+    """Off a terminal, replay's stderr holds no progress output at all (no bar, no progress lines, no \\r), and stdout stays JSON."""
     out = _plateau("replay", "examples", "--jsonl", "--model", str(_model_dir()))
     assert out.returncode == 0, out.stderr
-    progress = [line for line in out.stderr.splitlines() if line.startswith("replay:")]
-    assert progress and "4/4" in progress[-1] and "\r" not in out.stderr
-    assert all(json.loads(line) for line in out.stdout.splitlines())
+    assert "replay:" not in out.stderr and "run/s" not in out.stderr and "\r" not in out.stderr
+    assert len(out.stdout.splitlines()) > 4 and all(json.loads(line) for line in out.stdout.splitlines())
+
+
+class _Terminal(io.StringIO):
+    """A terminal that stdout and stderr share, recording every byte written to it."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def _screen(raw: str) -> list[str]:
+    """The lines a terminal shows for ``raw``: a carriage return moves back to the line's start and overwrites it."""
+    shown = []
+    for line in raw.split("\n"):
+        cells: list[str] = []
+        for part in line.split("\r"):
+            cells[: len(part)] = part
+        shown.append("".join(cells).rstrip())
+    return shown
+
+
+def test_replay_s_progress_bar_on_a_terminal_never_lands_inside_its_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With stdout and stderr on one terminal, the bar is drawn, yet the screen shows exactly the tables replay prints off a terminal."""
+    from plateau import Client
+    from plateau.embed import HashingEmbedder
+    from plateau.engine import Engine
+    from plateau.replay import load_runs
+
+    runs = load_runs([str(ROOT / "examples")])
+    plain = io.StringIO()
+    quiet = io.StringIO()  # stderr off a terminal: no bar
+    monkeypatch.setattr(sys, "stderr", quiet)
+    cli.replay_paths(Client.local(engine=Engine(embedder=HashingEmbedder())), runs, False, plain)
+    assert quiet.getvalue() == ""
+
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    monkeypatch.setattr(sys, "stderr", terminal)
+    cli.replay_paths(Client.local(engine=Engine(embedder=HashingEmbedder())), runs, False, sys.stdout)
+    assert "replay:" in terminal.getvalue()  # the bar was shown
+    shown = [line for line in _screen(terminal.getvalue()) if line]
+    assert shown == [line.rstrip() for line in plain.getvalue().splitlines() if line]
 
 
 def _model_dir() -> Path:

@@ -11,7 +11,8 @@
 - ``plateau guard PATH... [--jsonl] [--remote HOST:PORT]``: feed stream cases to the stream
   guard chunk by chunk.
 
-Logs and progress go to stderr; with ``--jsonl`` stdout carries only JSON lines.
+Logs and progress go to stderr; with ``--jsonl`` stdout carries only JSON lines. ``replay`` and
+``demo`` show a progress bar only when stderr is a terminal, kept below their output.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import json
 import logging
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -63,32 +64,75 @@ def missing_extra(exc: ModuleNotFoundError) -> str | None:
 #: A flag given on the command line wins over the environment.
 ENV_PREFIX = "PLATEAU_"
 
+#: The values an environment variable may give a flag (an option without a value).
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off", "")
 
-def _env_args(parser: argparse.ArgumentParser, argv: list[str], environ: dict[str, str]) -> list[str]:
-    """``argv`` with ``serve`` options taken from ``PLATEAU_*`` variables inserted after ``serve``."""
-    if "serve" not in argv:
-        return argv
-    at = argv.index("serve")
-    sub = next(a for a in parser._subparsers._group_actions if isinstance(a, argparse._SubParsersAction))  # type: ignore[union-attr]
-    serve = sub.choices["serve"]
-    extra: list[str] = []
-    for action in serve._actions:
+
+class _BadEnvironment:
+    """A variable's value that does not fit its option: an error only if the option is not given."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose options may also come from environment variables.
+
+    With ``env_prefix``, an option such as ``--max-steps-per-run`` that is not on the command
+    line takes its value from ``PLATEAU_MAX_STEPS_PER_RUN`` (``environ``, or ``os.environ``
+    when None, read when the arguments are parsed). The value is converted and checked like
+    the option's own (its ``type`` and ``choices``); one that does not fit is a usage error
+    naming the variable and its value, not the option, which the user never typed. A flag
+    takes 1/0, true/false, yes/no or on/off. Options hidden from ``--help`` are not read.
+    """
+
+    def __init__(self, *args: Any, env_prefix: str | None = None, environ: Mapping[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.env_prefix = env_prefix
+        self.environ = environ
+
+    def env_name(self, action: argparse.Action) -> str | None:
+        """The environment variable of ``action``, or None when it reads none."""
         longs = [o for o in action.option_strings if o.startswith("--")]
-        if not longs or action.help == argparse.SUPPRESS or longs[0] == "--help":
-            continue
-        option = longs[0]
-        value = environ.get(ENV_PREFIX + option[2:].upper().replace("-", "_"))
-        if value is None or any(a == option or a.startswith(option + "=") for a in argv[at + 1 :]):
-            continue
-        if action.nargs == 0:  # a flag
-            if value.strip().lower() in ("1", "true", "yes", "on"):
-                extra.append(option)
-            elif value.strip().lower() not in ("0", "false", "no", "off", ""):
-                name = ENV_PREFIX + option[2:].upper().replace("-", "_")
-                raise UsageError(f"{name}: expected 1/0, true/false, yes/no or on/off, got {value!r}")
-        else:
-            extra.append(f"{option}={value}")
-    return [*argv[: at + 1], *extra, *argv[at + 1 :]]
+        if self.env_prefix is None or not longs or action.help == argparse.SUPPRESS or longs[0] in ("--help", "--version"):
+            return None
+        return self.env_prefix + longs[0][2:].upper().replace("-", "_")
+
+    def _from_environment(self, namespace: argparse.Namespace) -> argparse.Namespace:
+        import os
+
+        environ = self.environ if self.environ is not None else os.environ
+        for action in self._actions:
+            name = self.env_name(action)
+            raw = environ.get(name) if name is not None else None
+            if raw is None or hasattr(namespace, action.dest):
+                continue
+            value: Any
+            if action.nargs == 0:  # a flag
+                word = raw.strip().lower()
+                if word in _FALSE:
+                    continue
+                value = action.const if word in _TRUE else _BadEnvironment(
+                    f"environment variable {name}={raw!r}: expected 1/0, true/false, yes/no or on/off"
+                )
+            else:
+                try:
+                    # argparse's own conversion and check of one value (type, then choices)
+                    value = self._get_values(action, [raw])
+                except argparse.ArgumentError as exc:
+                    value = _BadEnvironment(f"environment variable {name}={raw!r}: {exc.message}")
+            setattr(namespace, action.dest, value)
+        return namespace
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if self.env_prefix is None:
+            return super().parse_known_args(args, namespace)
+        parsed, rest = super().parse_known_args(args, self._from_environment(namespace or argparse.Namespace()))
+        for value in vars(parsed).values():
+            if isinstance(value, _BadEnvironment):  # the variable was not overridden on the command line
+                self.error(value.message)
+        return parsed, rest
 
 
 def _config(args: argparse.Namespace) -> Any:
@@ -130,6 +174,18 @@ def _backend(text: str) -> str:
     return text
 
 
+def _tool_policy(text: str) -> Any:
+    """``--tool-policy``: ``NAME=STEER:TRIP`` or ``NAME=ignore`` items, parsed and checked
+    (:func:`plateau.policy.parse_tool_policy`); an error names the tool and its bounds."""
+    from plateau.errors import InvalidArgument
+    from plateau.policy import parse_tool_policy
+
+    try:
+        return parse_tool_policy(text)
+    except InvalidArgument as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("tool_policy.").removeprefix("tool_policy: ")) from None
+
+
 #: The names of :data:`plateau.config.PRESETS` (kept here so that ``--help`` needs no import).
 _PRESET_NAMES = ("agent", "batch", "chat", "reasoning")
 
@@ -153,9 +209,10 @@ def _add_engine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--probe", action="store_true", help="after a trip, judge the next step as a half-open probe")
     p.add_argument(
         "--tool-policy",
+        type=_tool_policy,
         metavar="SPEC",
-        help="per-tool policy: NAME=STEER:TRIP for a tool that legitimately repeats (its own bounds), NAME=ignore for a tool "
-        "never judged; comma-separated, e.g. debugger_next=20:40,job_status=ignore",
+        help="per-tool policy: NAME=STEER:TRIP for a tool that legitimately repeats (its own bounds, STEER < TRIP), NAME=ignore "
+        "for a tool never judged; comma-separated, e.g. debugger_next=6:8,job_status=ignore",
     )
 
 
@@ -323,20 +380,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
 _ACTION_MARK = {"continue": " ", "steer": "S", "trip": "T"}
 
 
-def _print_table_header(out: TextIO) -> None:
-    out.write(f"{'step':>4}  {'action':8} {'state':11} {'score':>5}  {'novelty':>7} {'delta':>6}  reasons\n")
+def _table_header() -> str:
+    return f"{'step':>4}  {'action':8} {'state':11} {'score':>5}  {'novelty':>7} {'delta':>6}  reasons\n"
 
 
-def _print_table_row(out: TextIO, verdict: Any) -> None:
+def _table_row(verdict: Any) -> str:
     s = verdict.signals
     nov = f"{s['novelty']:.3f}" if "novelty" in s else "-"
     delta = f"{s['delta']:.3f}" if "delta" in s else "-"
-    out.write(
+    row = (
         f"{verdict.step_index:>4}  {verdict.action.value:8} {verdict.state.value:11} {verdict.score:5.2f}  {nov:>7} {delta:>6}  "
         f"{', '.join(verdict.reasons)}\n"
     )
     if verdict.message:
-        out.write(f"{'':6}↳ {verdict.message}\n")
+        row += f"{'':6}↳ {verdict.message}\n"
+    return row
 
 
 def _load(paths: Sequence[str]) -> list[Any]:
@@ -350,28 +408,27 @@ def _load(paths: Sequence[str]) -> list[Any]:
 
 
 def replay_paths(client: Any, runs: Sequence[Any], jsonl: bool, out: TextIO) -> int:
-    """Replay ``runs`` (from :func:`plateau.replay.load_runs`) through ``client``, printing verdicts to ``out``."""
-    from plateau.progress import progress
+    """Replay ``runs`` (from :func:`plateau.replay.load_runs`) through ``client``, printing verdicts to ``out``.
+
+    A progress bar is shown on stderr only when stderr is a terminal, and below the output:
+    each piece of output is written with the bar cleared and redrawn after it.
+    """
+    from plateau.progress import progress, write
     from plateau.replay import replay_run, verdict_row
 
-    for run in progress(runs, desc="replay", unit="run"):
+    for run in progress(runs, desc="replay", unit="run", lines=False):
         if not jsonl:
             verdict_line = ""
             if run.expected and run.expected.get("final"):
                 verdict_line = f"  (labelled: {run.expected['final']})"
-            out.write(f"\n== {run.id}: {len(run.steps)} steps{verdict_line}\n")
-            _print_table_header(out)
+            write(out, f"\n== {run.id}: {len(run.steps)} steps{verdict_line}\n" + _table_header())
         actions = []
         for _, _, verdict in replay_run(client, run):
             actions.append(verdict.action.value)
-            if jsonl:
-                out.write(json.dumps(verdict_row(run.id, verdict), ensure_ascii=False) + "\n")
-            else:
-                _print_table_row(out, verdict)
+            write(out, json.dumps(verdict_row(run.id, verdict), ensure_ascii=False) + "\n" if jsonl else _table_row(verdict))
         if not jsonl:
             marks = "".join(_ACTION_MARK[a] if a != "continue" else "." for a in actions)
-            out.write(f"   verdicts: {marks}   (. continue, S steer, T trip)\n")
-        out.flush()
+            write(out, f"   verdicts: {marks}   (. continue, S steer, T trip)\n")
     return 0
 
 
@@ -464,16 +521,24 @@ def _torch_threads(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``plateau``."""
-    parser = argparse.ArgumentParser(prog="plateau", description="Plateau: a circuit breaker for LLM agents.")
+def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser of ``plateau``; ``serve`` reads ``PLATEAU_*`` variables from ``environ``
+    (``os.environ`` when None) for the options not given on the command line."""
+    parser = _Parser(prog="plateau", description="Plateau: a circuit breaker for LLM agents.")
     from plateau import __version__
 
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
     parser.add_argument("--version", action="version", version=f"plateau {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("serve", help="run the gRPC service")
+    p = sub.add_parser(
+        "serve",
+        help="run the gRPC service",
+        epilog="Every option can also come from an environment variable named after it (PLATEAU_PORT, PLATEAU_MAX_STEPS_PER_RUN, "
+        "PLATEAU_PROBE=1, ...); an option on the command line wins.",
+        env_prefix=ENV_PREFIX,
+        environ=environ,
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on; 0.0.0.0 for every interface (default: %(default)s)")
     p.add_argument("--port", type=int, default=50051, help="port; 0 picks a free one (default: %(default)s)")
     _add_engine_options(p)
@@ -546,16 +611,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Exit codes: 0 success, 1 nothing to do (no cases found), 2 a usage or input error (also a
     subcommand that needs an extra that is not installed), 3 no embedding model.
     """
-    import os
-
     parser = build_parser()
-    raw = list(sys.argv[1:] if argv is None else argv)
-    try:
-        raw = _env_args(parser, raw, dict(os.environ))
-    except UsageError as exc:
-        print(f"plateau: {exc}", file=sys.stderr)
-        return 2
-    args = parser.parse_args(raw)
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     json_logs = getattr(args, "log_format", "text") == "json"
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"

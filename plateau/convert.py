@@ -244,11 +244,11 @@ def tool_policy_to_pb(policy: Mapping[str, Any] | None) -> dict[str, pb.ToolPoli
 def tool_policy_from_pb(entries: Mapping[str, Any]) -> dict[str, Any]:
     """``map<string, plateau.v1.ToolPolicy>`` → name → :class:`~plateau.policy.ToolPolicy`
     (validated; ``InvalidArgument`` naming ``tool_policy``)."""
-    from plateau.policy import ToolPolicy
+    from plateau.policy import parse_tool_policy
 
-    out: dict[str, Any] = {}
+    rules: dict[str, object] = {}
     for name, msg in entries.items():
         steer = msg.repeat_steer if msg.HasField("repeat_steer") else None
         trip = msg.repeat_trip if msg.HasField("repeat_trip") else None
-        out[name] = ToolPolicy(repeat_steer=steer, repeat_trip=trip, judge=not msg.ignore)
-    return out
+        rules[name] = {"repeat_steer": steer, "repeat_trip": trip, "judge": not msg.ignore}
+    return parse_tool_policy(rules)  # an error names the tool: tool_policy.NAME

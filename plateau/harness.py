@@ -54,6 +54,7 @@ from typing import Any, TextIO
 
 from plateau.client import Client
 from plateau.errors import PlateauError
+from plateau.integrations import steer_text
 from plateau.replay import Run, load_runs
 from plateau.types import Action, Step, Verdict
 
@@ -572,7 +573,7 @@ def live_run(
     closed as soon as the guard fires, its text cut to one copy of the repeated unit), then the
     step is sent to ``client.observe``. On **continue** the harness sends ``next_prompt``; on
     **steer** it sends the verdict's message first, as a ``steer_role`` message prefixed
-    ``[Plateau]``; on **trip** it stops. Without Plateau the loop would run ``max_steps`` turns:
+    :data:`~plateau.integrations.STEER_PREFIX`; on **trip** it stops. Without Plateau the loop would run ``max_steps`` turns:
     that cap is the unguarded run of the summary.
 
     Raises ``ValueError`` for an HTTP error or an error event from the model server.
@@ -643,7 +644,7 @@ def live_run(
             break
         if verdict.action is Action.STEER and verdict.message:
             report.steers.append(index)
-            messages.append({"role": steer_role, "content": f"[Plateau] {verdict.message}"})
+            messages.append({"role": steer_role, "content": steer_text(verdict.message)})
             harness._p(f"{'':13}↳ steer, sent to the model as a {steer_role} message before turn {index + 1}: {verdict.message}")
         messages.append({"role": "user", "content": next_prompt})
     else:

@@ -56,7 +56,8 @@ class ToolPolicy:
     Raises
     ------
     InvalidArgument
-        Naming the field: a bound that is not an integer >= 2, or steer >= trip.
+        Naming the field: a bound that is not an integer >= 2, or a steer bound that is not
+        less than the trip bound (the message gives both bounds).
     """
 
     repeat_steer: int | None = None
@@ -67,13 +68,18 @@ class ToolPolicy:
         for name in ("repeat_steer", "repeat_trip"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 2):
-                raise InvalidArgument(f"tool_policy.{name}", f"must be an integer >= 2, got {value!r}")
+                raise InvalidArgument(f"tool_policy.{name}", f"{name} must be an integer >= 2, got {value!r}")
         if (self.repeat_steer is None) != (self.repeat_trip is None):
             raise InvalidArgument("tool_policy.repeat_trip", "repeat_steer and repeat_trip go together")
         if self.repeat_steer is not None and self.repeat_trip is not None and self.repeat_trip <= self.repeat_steer:
-            raise InvalidArgument("tool_policy.repeat_trip", f"must be > repeat_steer, got {self.repeat_trip}")
+            how = "equals" if self.repeat_trip == self.repeat_steer else "is greater than"
+            raise InvalidArgument(
+                "tool_policy.repeat_steer",
+                f"steer bound {self.repeat_steer} {how} trip bound {self.repeat_trip}; "
+                "steer must be less than trip (a tool is steered before it is tripped)",
+            )
         if not isinstance(self.judge, bool):
-            raise InvalidArgument("tool_policy.judge", "must be a boolean")
+            raise InvalidArgument("tool_policy.judge", f"judge must be a boolean, got {self.judge!r}")
 
 
 def config_for(config: Config, tool: str | None, run_policy: Mapping[str, ToolPolicy] | None = None) -> Config | None:
@@ -114,7 +120,9 @@ def parse_tool_policy(spec: str | Mapping[str, object]) -> dict[str, ToolPolicy]
     Raises
     ------
     InvalidArgument
-        ``tool_policy``, naming the malformed item.
+        ``tool_policy``, naming the malformed item; ``tool_policy.NAME`` for a tool whose
+        bounds are out of range, naming the tool and its bounds (the steer bound must be less
+        than the trip bound).
     """
     items: list[tuple[str, object]] = []
     if isinstance(spec, str):
@@ -136,11 +144,24 @@ def parse_tool_policy(spec: str | Mapping[str, object]) -> dict[str, ToolPolicy]
         elif isinstance(value, str):
             steer, sep, trip = value.partition(":")
             try:
-                out[name] = ToolPolicy(repeat_steer=int(steer), repeat_trip=int(trip))
+                bounds = int(steer), int(trip)
             except ValueError:
                 raise InvalidArgument("tool_policy", f"{name}={value}: expected NAME=ignore or NAME=STEER:TRIP") from None
+            out[name] = _named(name, f"{value}: ", repeat_steer=bounds[0], repeat_trip=bounds[1])
         elif isinstance(value, Mapping):
-            out[name] = ToolPolicy(**{str(k): v for k, v in value.items()})
+            out[name] = _named(name, "", **{str(k): v for k, v in value.items()})
         else:
             raise InvalidArgument("tool_policy", f"{name}: expected a ToolPolicy, 'ignore' or 'STEER:TRIP'")
     return out
+
+
+def _named(name: str, given: str, **fields: object) -> ToolPolicy:
+    """``ToolPolicy(**fields)`` for the tool ``name``: an error names the tool
+    (``tool_policy.NAME``) and starts with what was ``given`` for it."""
+    try:
+        return ToolPolicy(**fields)  # type: ignore[arg-type]
+    except InvalidArgument as exc:
+        raise InvalidArgument(f"tool_policy.{name}", given + exc.message.removeprefix(f"{exc.field}: ")) from None
+    except TypeError:  # a field ToolPolicy does not have
+        known = "repeat_steer, repeat_trip, judge"
+        raise InvalidArgument(f"tool_policy.{name}", f"{given}expected the fields {known}, got {', '.join(sorted(fields))}") from None

@@ -1,4 +1,4 @@
-"""``plateau serve --torch-threads`` and ``--backend``: parsed, validated, and applied before the model loads (no model needed)."""
+"""``plateau serve --torch-threads``, ``--backend`` and ``--tool-policy``: parsed, validated, applied before the model loads."""
 
 from __future__ import annotations
 
@@ -120,3 +120,24 @@ def test_backend_defaults_to_none_and_accepts_both_names() -> None:
     assert parser.parse_args(["replay", "examples"]).backend is None
     assert parser.parse_args(["replay", "examples", "--backend", "onnx"]).backend == "onnx"
     assert parser.parse_args(["eval", "examples", "--backend", "torch"]).backend == "torch"
+
+
+@pytest.mark.parametrize("command", [["serve"], ["replay", "examples"], ["demo"]])
+def test_a_tool_policy_steering_at_or_after_its_trip_is_a_usage_error(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """``--tool-policy debugger_next=8:6`` exits 2 naming the option, the tool, both bounds and the rule steer < trip."""
+    with pytest.raises(SystemExit) as exc:
+        cli.build_parser({}).parse_args([*command, "--tool-policy", "pager=ignore,debugger_next=8:6"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --tool-policy: debugger_next: 8:6: steer bound 8 is greater than trip bound 6; steer must be less than trip" in err
+
+
+def test_tool_policy_is_parsed_on_the_command_line_and_from_the_environment() -> None:
+    """A valid --tool-policy (or PLATEAU_TOOL_POLICY for serve) arrives parsed, one ToolPolicy per tool."""
+    from plateau.policy import ToolPolicy
+
+    expected = {"debugger_next": ToolPolicy(6, 8), "job_status": ToolPolicy(judge=False)}
+    spec = "debugger_next=6:8,job_status=ignore"
+    assert cli.build_parser({}).parse_args(["replay", "examples", "--tool-policy", spec]).tool_policy == expected
+    assert cli.build_parser({"PLATEAU_TOOL_POLICY": spec}).parse_args(["serve"]).tool_policy == expected
+    assert cli._config(cli.build_parser({}).parse_args(["serve", "--tool-policy", spec])).tool_policy == expected

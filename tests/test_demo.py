@@ -33,6 +33,7 @@ from plateau.harness import (
     step_tokens,
     wait_healthy,
 )
+from plateau.integrations import STEER_PREFIX
 from plateau.replay import Run, load_runs
 
 from .conftest import EXAMPLES, ROOT, SHARED
@@ -261,9 +262,9 @@ def test_live_mode_cuts_the_runaway_stream_injects_the_steer_and_stops_at_the_tr
     assert report.steers, "a steer comes before the trip"
     # the steer was sent to the model, as its own message, in the request after it
     first = report.steers[0]
-    injected = [m for m in model.requests[first + 1]["messages"] if m["content"].startswith("[Plateau] ")]
+    injected = [m for m in model.requests[first + 1]["messages"] if m["content"].startswith(STEER_PREFIX)]
     assert len(injected) == 1 and injected[0]["role"] == "user"
-    assert all(not m["content"].startswith("[Plateau] ") for m in model.requests[first]["messages"])
+    assert all(not m["content"].startswith(STEER_PREFIX) for m in model.requests[first]["messages"])
     # every request streams and carries the cap
     assert all(r["stream"] is True and r["max_tokens"] == 4096 for r in model.requests)
     # the cut turn was recorded as one copy of the loop plus the marker, not the runaway text

@@ -15,7 +15,7 @@ from langchain_core.messages import HumanMessage  # noqa: E402
 
 from plateau import Client  # noqa: E402
 from plateau.engine import Engine  # noqa: E402
-from plateau.integrations import RunTripped  # noqa: E402
+from plateau.integrations import STEER_PREFIX, RunTripped  # noqa: E402
 from plateau.integrations.langgraph import PlateauNode  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,6 +38,7 @@ def test_langgraph_agent_is_steered_then_ended_before_a_fourth_failing_call(real
     assert outcome["run_id"].startswith("langgraph-fix-rounding-")  # a fresh thread, so a fresh run, each time
     assert outcome["actions"] == ["continue", "continue", "steer", "trip"]
     assert outcome["steers"] and outcome["steer_seen_by_model"] and outcome["ended_by_plateau"]
+    assert all(steer.startswith(STEER_PREFIX) for steer in outcome["steers"])
     assert client.get_run(outcome["run_id"]).steps == 3  # the refused call never ran
     again = _example().run_agent(client)  # a second run against the same engine starts afresh
     assert again["run_id"] != outcome["run_id"] and again["actions"] == outcome["actions"]

@@ -13,7 +13,7 @@ import pytest
 
 from plateau import AsyncClient, Client
 from plateau.engine import Engine
-from plateau.integrations import RunTripped
+from plateau.integrations import STEER_PREFIX, RunTripped
 from plateau.integrations.openai import AsyncChatRun, ChatRun, anthropic_to_openai, steps_from_chat
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,6 +86,19 @@ def test_an_anthropic_error_result_marks_the_step_failed() -> None:
     assert [m["role"] for m in anthropic_to_openai(messages)] == ["user", "assistant", "tool", "user", "assistant"]
 
 
+def test_steer_message_carries_the_shared_prefix() -> None:
+    """steer_message is a message of its own whose text is steer_text: STEER_PREFIX and the verdict's message (a default without one)."""
+    from plateau.integrations import DEFAULT_STEER, steer_text
+    from plateau.integrations.openai import steer_message
+    from plateau.types import Action, BreakerState, Verdict
+
+    verdict = Verdict("r", 3, Action.STEER, BreakerState.STEERING, 0.6, ("tool.repeat",), {}, "Try another approach.")
+    assert steer_message(verdict) == {"role": "user", "content": STEER_PREFIX + "Try another approach."}
+    assert steer_message(verdict, role="system")["content"] == steer_text(verdict.message)
+    silent = Verdict("r", 4, Action.STEER, BreakerState.STEERING, 0.6, ("tool.repeat",), {}, None)
+    assert steer_message(silent)["content"] == STEER_PREFIX + DEFAULT_STEER
+
+
 def test_chat_run_sends_each_step_once_and_waits_for_results(hashing_engine: Engine) -> None:
     """A call without its result is held back; once answered it is sent, and nothing is sent twice."""
     client = Client.local(engine=hashing_engine)
@@ -118,6 +131,7 @@ def test_an_openai_sdk_agent_loop_is_steered_then_tripped(real_engine: Engine) -
     outcome = _example("openai_chat").run_agent(client)
     assert outcome["tripped"] is not None and "tool.repeat" in outcome["tripped"]["reasons"]
     assert outcome["steers"] and outcome["steer_seen_by_model"]
+    assert all(steer.startswith(STEER_PREFIX) for steer in outcome["steers"])  # as every integration injects it
     assert outcome["refused"]  # a check before the call already said trip: the call never ran
     assert client.get_run(outcome["run_id"]).steps == outcome["tripped"]["step"] == 3
     assert outcome["turns"] == 4

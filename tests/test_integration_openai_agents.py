@@ -14,6 +14,7 @@ pytest.importorskip("agents")
 
 from plateau import AsyncClient  # noqa: E402
 from plateau.engine import Engine  # noqa: E402
+from plateau.integrations import STEER_PREFIX  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,6 +42,7 @@ def test_agents_sdk_run_is_steered_then_stopped_before_the_call_runs(real_engine
     assert outcome["tripped"] is not None and "tool.repeat" in outcome["tripped"]["reasons"]
     assert outcome["actions"] == ["continue", "continue", "steer", "trip"]
     assert outcome["steers"] and outcome["steer_seen_by_model"]
+    assert all(steer.startswith(STEER_PREFIX) for steer in outcome["steers"])
     assert stored == 3  # the 4th call was refused before it ran: Plateau recorded three steps
 
 

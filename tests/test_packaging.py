@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -85,15 +86,42 @@ def test_a_client_only_install_says_which_extra_to_install(argv: list[str]) -> N
 
 
 def test_serve_options_come_from_the_environment() -> None:
-    """PLATEAU_PORT, PLATEAU_PROBE and PLATEAU_LOG_FORMAT fill serve's options; the command line wins; a bad value exits 2."""
-    parser = cli.build_parser()
+    """PLATEAU_PORT, PLATEAU_PROBE and PLATEAU_LOG_FORMAT fill serve's options; the command line wins; only serve reads them."""
     env = {"PLATEAU_PORT": "6123", "PLATEAU_PROBE": "true", "PLATEAU_LOG_FORMAT": "json", "PLATEAU_MAX_STEPS_PER_RUN": "50"}
-    args = parser.parse_args(cli._env_args(parser, ["serve"], env))
+    parser = cli.build_parser(env)
+    args = parser.parse_args(["serve"])
     assert (args.port, args.probe, args.log_format, args.max_steps_per_run) == (6123, True, "json", 50)
-    assert parser.parse_args(cli._env_args(parser, ["serve", "--port", "7000"], env)).port == 7000
-    assert parser.parse_args(cli._env_args(parser, ["replay", "x"], env)).paths == ["x"]  # only serve reads the environment
+    assert parser.parse_args(["serve", "--port", "7000"]).port == 7000
+    assert parser.parse_args(["replay", "x"]).paths == ["x"]  # only serve reads the environment
+    assert cli.build_parser({"PLATEAU_PROBE": "off"}).parse_args(["serve"]).probe is False
+    assert cli.build_parser({"PLATEAU_PORT": "abc"}).parse_args(["serve", "--port", "5"]).port == 5  # the flag wins, the variable is unused
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "problem"),
+    [
+        ("PLATEAU_PORT", "abc", "invalid int value: 'abc'"),
+        ("PLATEAU_STREAM_IDLE_SECONDS", "soon", "invalid float value: 'soon'"),
+        ("PLATEAU_LOG_FORMAT", "xml", "invalid choice: 'xml'"),
+        ("PLATEAU_TORCH_THREADS", "0", "an integer >= 1, got 0"),
+        ("PLATEAU_PROBE", "maybe", "expected 1/0, true/false, yes/no or on/off"),
+    ],
+)
+def test_a_bad_environment_value_names_the_variable(variable: str, value: str, problem: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A PLATEAU_* value that does not fit its option exits 2 naming the variable and its value, not the option."""
+    with pytest.raises(SystemExit) as exc:
+        cli.build_parser({variable: value}).parse_args(["serve"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"environment variable {variable}={value!r}: {problem}" in err
+    assert "argument --" not in err
+
+
+def test_a_bad_environment_value_exits_2_from_the_command() -> None:
+    """``PLATEAU_PORT=not-a-port plateau serve`` exits 2 naming PLATEAU_PORT and the value."""
     out = _plateau("serve", env={"PLATEAU_PORT": "not-a-port"})
-    assert out.returncode == 2 and "--port" in out.stderr
+    assert out.returncode == 2 and "environment variable PLATEAU_PORT='not-a-port'" in out.stderr
+    assert "argument --port" not in out.stderr
 
 
 def test_json_logs_are_only_json() -> None:
@@ -116,13 +144,53 @@ def test_json_logs_are_only_json() -> None:
     assert all({"ts", "level", "logger", "msg"} <= set(r) for r in records)
 
 
-def test_replay_prints_progress_lines_when_not_on_a_terminal() -> None:
-    """Off a terminal, replay writes whole progress lines (start and end) on stderr, and stdout stays JSON."""
+def test_replay_prints_no_progress_when_stderr_is_not_a_terminal() -> None:
+    """Off a terminal, replay's stderr holds no progress output at all (no bar, no progress lines, no \\r), and stdout stays JSON."""
     out = _plateau("replay", "examples", "--jsonl", "--model", str(_model_dir()))
     assert out.returncode == 0, out.stderr
-    progress = [line for line in out.stderr.splitlines() if line.startswith("replay:")]
-    assert progress and "4/4" in progress[-1] and "\r" not in out.stderr
-    assert all(json.loads(line) for line in out.stdout.splitlines())
+    assert "replay:" not in out.stderr and "run/s" not in out.stderr and "\r" not in out.stderr
+    assert len(out.stdout.splitlines()) > 4 and all(json.loads(line) for line in out.stdout.splitlines())
+
+
+class _Terminal(io.StringIO):
+    """A terminal that stdout and stderr share, recording every byte written to it."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def _screen(raw: str) -> list[str]:
+    """The lines a terminal shows for ``raw``: a carriage return moves back to the line's start and overwrites it."""
+    shown = []
+    for line in raw.split("\n"):
+        cells: list[str] = []
+        for part in line.split("\r"):
+            cells[: len(part)] = part
+        shown.append("".join(cells).rstrip())
+    return shown
+
+
+def test_replay_s_progress_bar_on_a_terminal_never_lands_inside_its_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With stdout and stderr on one terminal, the bar is drawn, yet the screen shows exactly the tables replay prints off a terminal."""
+    from plateau import Client
+    from plateau.embed import HashingEmbedder
+    from plateau.engine import Engine
+    from plateau.replay import load_runs
+
+    runs = load_runs([str(ROOT / "examples")])
+    plain = io.StringIO()
+    quiet = io.StringIO()  # stderr off a terminal: no bar
+    monkeypatch.setattr(sys, "stderr", quiet)
+    cli.replay_paths(Client.local(engine=Engine(embedder=HashingEmbedder())), runs, False, plain)
+    assert quiet.getvalue() == ""
+
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    monkeypatch.setattr(sys, "stderr", terminal)
+    cli.replay_paths(Client.local(engine=Engine(embedder=HashingEmbedder())), runs, False, sys.stdout)
+    assert "replay:" in terminal.getvalue()  # the bar was shown
+    shown = [line for line in _screen(terminal.getvalue()) if line]
+    assert shown == [line.rstrip() for line in plain.getvalue().splitlines() if line]
 
 
 def _model_dir() -> Path:

@@ -67,6 +67,32 @@ def test_policy_text_and_validation() -> None:
             Config(tool_policy=bad)
 
 
+@pytest.mark.parametrize(
+    ("rule", "problem"),
+    [
+        ("8:6", "steer bound 8 is greater than trip bound 6; steer must be less than trip"),
+        ("6:6", "steer bound 6 equals trip bound 6; steer must be less than trip"),
+    ],
+)
+def test_a_steer_bound_not_below_the_trip_bound_names_the_tool_and_both_bounds(rule: str, problem: str) -> None:
+    """STEER >= TRIP is a ValueError naming the tool (field tool_policy.NAME) and both bounds, in every form a policy comes in."""
+    from plateau import convert
+    from plateau.v1 import plateau_pb2 as pb
+
+    steer, trip = (int(n) for n in rule.split(":"))
+    forms = [
+        lambda: parse_tool_policy(f"pager=ignore,debugger_next={rule}"),
+        lambda: parse_tool_policy({"debugger_next": {"repeat_steer": steer, "repeat_trip": trip}}),
+        lambda: Config(tool_policy={"debugger_next": rule}),
+        lambda: convert.tool_policy_from_pb({"debugger_next": pb.ToolPolicy(repeat_steer=steer, repeat_trip=trip)}),
+    ]
+    for form in forms:
+        with pytest.raises(ValueError, match=problem) as info:
+            form()
+        assert isinstance(info.value, InvalidArgument) and info.value.field == "tool_policy.debugger_next"
+        assert str(info.value).startswith("tool_policy.debugger_next: ")
+
+
 def test_a_run_declares_its_own_policy_over_grpc(hashing_server: str) -> None:
     """A session's tool_policy travels with its steps: 6:8 for the debugger, ignore for the poller; bad bounds are refused."""
     from plateau.errors import InvalidArgument as Invalid

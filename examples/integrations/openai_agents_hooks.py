@@ -26,7 +26,7 @@ from agents import Agent, Model, ModelResponse, Usage, function_tool, set_tracin
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
 from plateau import AsyncClient
-from plateau.integrations import RunTripped
+from plateau.integrations import STEER_PREFIX, RunTripped
 from plateau.integrations.openai_agents import PlateauRunHooks
 
 
@@ -74,7 +74,7 @@ async def run_agent(client: AsyncClient, max_turns: int = 12) -> dict[str, Any]:
         await hooks.run(agent, "Make the invoice rounding test pass.", max_turns=max_turns)
     except RunTripped as trip:
         outcome["tripped"] = {"step": trip.verdict.step_index, "reasons": list(trip.verdict.reasons), "message": trip.verdict.message}
-    seen = any("[Plateau]" in json.dumps(i, default=str) for i in model.inputs)
+    seen = any(STEER_PREFIX in json.dumps(i, default=str) for i in model.inputs)
     outcome.update(
         turns=len(model.inputs), steers=hooks.steers_injected, steer_seen_by_model=seen, actions=[v.action.value for v in hooks.verdicts]
     )

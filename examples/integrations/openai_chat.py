@@ -102,8 +102,9 @@ def run_agent(client: Client, max_turns: int = 12) -> dict[str, Any]:
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
             verdict = run.update(messages)
             if verdict is not None and verdict.action.value == "steer" and verdict.message:
-                steers.append(verdict.message)
-                messages.append(steer_message(verdict))
+                steer = steer_message(verdict)  # "[Plateau] …", as every integration injects it
+                steers.append(steer["content"])
+                messages.append(steer)
     except RunTripped as trip:
         outcome["tripped"] = {"step": trip.verdict.step_index, "reasons": list(trip.verdict.reasons), "message": trip.verdict.message}
     outcome.update(turns=len(model.requests), steers=steers, refused=refused, steer_seen_by_model=_seen(model.requests, steers))
@@ -112,7 +113,7 @@ def run_agent(client: Client, max_turns: int = 12) -> dict[str, Any]:
 
 def _seen(requests: list[dict[str, Any]], steers: list[str]) -> bool:
     """Whether a later model request carried a steer message."""
-    return any(any(steer in str(m.get("content")) for m in r["messages"]) for r in requests for steer in steers)
+    return any(any(m.get("content") == steer for m in r["messages"]) for r in requests for steer in steers)
 
 
 def main() -> None:

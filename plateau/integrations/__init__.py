@@ -11,7 +11,8 @@
   (``pip install "plateau-breaker[langgraph]"``).
 
 Each one acts on the verdict the same way: a steer is injected into the agent's next model
-call as its own message, and a trip stops the run by raising :class:`RunTripped`.
+call as its own message, whose text starts with :data:`STEER_PREFIX` (:func:`steer_text`), and
+a trip stops the run by raising :class:`RunTripped`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,20 @@ from __future__ import annotations
 from plateau.errors import PlateauError
 from plateau.types import Verdict
 
-__all__ = ["RunTripped"]
+__all__ = ["DEFAULT_STEER", "STEER_PREFIX", "RunTripped", "steer_text"]
+
+#: How every message Plateau puts into an agent's conversation begins, so the model (and whoever
+#: reads the transcript) can tell it from the user's and the tools' words.
+STEER_PREFIX = "[Plateau] "
+
+#: The steer text when a verdict carries no message of its own.
+DEFAULT_STEER = "You appear to be repeating yourself; change approach."
+
+
+def steer_text(message: str | None) -> str:
+    """The text injected for a steer whose message is ``message``: :data:`STEER_PREFIX` and the
+    message (:data:`DEFAULT_STEER` when it is empty)."""
+    return STEER_PREFIX + (message or DEFAULT_STEER)
 
 
 class RunTripped(PlateauError):

@@ -47,7 +47,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
         name=exc.name,
     ) from exc
 
-from plateau.integrations import RunTripped
+from plateau.integrations import STEER_PREFIX, RunTripped, steer_text
 from plateau.integrations.openai import ChatRun
 from plateau.types import Action, Verdict
 
@@ -128,7 +128,7 @@ class PlateauNode:
     def _tripped(self, run: ChatRun, verdict: Verdict) -> dict[str, Any]:
         if self.on_trip == "raise":
             raise RunTripped(verdict)
-        text = f"[Plateau] stopped this run: {verdict.message or ', '.join(verdict.reasons)}"
+        text = f"{STEER_PREFIX}stopped this run: {verdict.message or ', '.join(verdict.reasons)}"
         return {"messages": [AIMessage(content=text, name="plateau", additional_kwargs={"plateau": verdict.as_dict()})]}
 
     def __call__(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
@@ -141,7 +141,7 @@ class PlateauNode:
         if verdict.action is Action.TRIP:
             return self._tripped(run, verdict)
         if verdict.action is Action.STEER and verdict.message:
-            return {"messages": [HumanMessage(content=f"[Plateau] {verdict.message}", name="plateau")]}
+            return {"messages": [HumanMessage(content=steer_text(verdict.message), name="plateau")]}
         return {}
 
     def route(self, state: Any, config: RunnableConfig) -> str:

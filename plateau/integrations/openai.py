@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from plateau.chat import context_of, steps_from_messages
-from plateau.integrations import RunTripped
+from plateau.integrations import RunTripped, steer_text
 from plateau.types import Action, Verdict
 
 __all__ = [
@@ -143,8 +143,9 @@ def steps_from_chat(messages: Iterable[Any]) -> list[dict[str, Any]]:
 
 def steer_message(verdict: Verdict, role: str = "user") -> dict[str, str]:
     """The message to append before the agent's next model call after a steer (or trip)
-    verdict: Plateau's corrective text in its own message, never mixed into agent text."""
-    return {"role": role, "content": f"[Plateau] {verdict.message or 'You appear to be repeating yourself; change approach.'}"}
+    verdict: Plateau's corrective text in its own message, never mixed into agent text, starting
+    with :data:`~plateau.integrations.STEER_PREFIX` (:func:`~plateau.integrations.steer_text`)."""
+    return {"role": role, "content": steer_text(verdict.message)}
 
 
 def _pending_call(messages: list[dict[str, Any]]) -> set[str]:

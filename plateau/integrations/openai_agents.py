@@ -45,7 +45,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
         name=exc.name,
     ) from exc
 
-from plateau.integrations import RunTripped
+from plateau.integrations import RunTripped, steer_text
 from plateau.types import Action, Verdict
 
 __all__ = ["PlateauRunHooks"]
@@ -146,7 +146,7 @@ class PlateauRunHooks(RunHooks[Any]):
         model_data = data.model_data
         if self._steer is None:
             return model_data
-        message = f"[Plateau] {self._steer}"
+        message = steer_text(self._steer)
         self._steer = None
         self.steers_injected.append(message)
         return ModelInputData(input=[*model_data.input, {"role": "user", "content": message}], instructions=model_data.instructions)

@@ -11,7 +11,7 @@ Without ``--set`` it scores the sets that exist of:
 - ``real``: ``../shared/data/real-runs`` (runs with outcomes: a run that succeeded or finished
   must not be tripped; steer rate on them; trips on runs that failed, for reference);
 - ``trajectories``: ``../shared/data/trajectories`` (two SWE-agent runs, unlabelled);
-- ``blind``, ``blind2``, ``blind3``: ``evals/blind*`` (labelled; written without reading the
+- ``blind``, ``blind2``, ``blind3``, ``blind4``: ``evals/blind*`` (labelled; written without reading the
   code, never tuned against);
 - ``dev``: ``evals/dev`` (labelled; read and developed against, so it flatters);
 - ``examples``: ``examples`` (labelled).
@@ -46,6 +46,7 @@ DEFAULT_SETS = {
     "blind": ROOT / "evals" / "blind",
     "blind2": ROOT / "evals" / "blind2",
     "blind3": ROOT / "evals" / "blind3",
+    "blind4": ROOT / "evals" / "blind4",
     "dev": ROOT / "evals" / "dev",
     "examples": ROOT / "examples",
 }

@@ -319,3 +319,22 @@ def test_opaque_handles_are_masked_in_results_but_paths_and_identifiers_are_not(
     assert normalize_result("next eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9") == "next <opaque>"
     for kept in ("com/datasheets/NIB-185Ah-prismatic-rev3", "getUTF8StringValue", "test_payment_service_integration_2024"):
         assert normalize_result(kept) == kept
+
+
+def test_the_same_change_in_a_file_never_written_is_new_work() -> None:
+    """The next file of a migration is work though a listing named it first and the edit's
+    words are all known; writing the same file again with known words is not."""
+    from plateau.config import Config
+    from plateau.signals.information import InformationTracker
+
+    info = InformationTracker(Config())
+    info.update("Where is utcnow used?", "src/a.py:3: datetime.utcnow()\nsrc/b.py:9: datetime.utcnow()", tool="bash",
+                args='{"command": "grep -rn utcnow src"}')
+    first = info.update("Fixing a.py.", "edited", tool="edit", mutation=True,
+                        args='{"path": "src/a.py", "old": "datetime.utcnow()", "new": "datetime.now(timezone.utc)"}')
+    second = info.update("Fixing b.py.", "edited", tool="edit", mutation=True,
+                         args='{"path": "src/b.py", "old": "datetime.utcnow()", "new": "datetime.now(timezone.utc)"}')
+    again = info.update("Fixing b.py again.", "edited", tool="edit", mutation=True,
+                        args='{"path": "src/b.py", "old": "datetime.utcnow()", "new": "datetime.now(timezone.utc)"}')
+    assert first.new_facts and second.new_facts and not again.new_facts
+

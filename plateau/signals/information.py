@@ -31,6 +31,7 @@ H. S. Heaps, *Information Retrieval: Computational and Theoretical Aspects*, Aca
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import re
 from collections import deque
@@ -49,6 +50,7 @@ __all__ = [
     "asked_tokens",
     "content_terms",
     "observed_terms",
+    "write_targets",
 ]
 
 #: Observed terms a result (or new terms a user message) must add to count as new facts. One
@@ -101,6 +103,23 @@ def asked_tokens(args: str) -> set[str]:
     split at the :func:`changed_span` delimiters, with clock readings masked and calendar dates
     kept (:func:`plateau.signals.progress.normalize_asked`)."""
     return {t for t in _BOUNDARY_RE.split(normalize_asked(args[: ARGS_CHARS * 4]).lower()) if len(t) >= 3}
+
+
+#: Argument keys that name what a write writes to.
+_TARGET_KEY = re.compile(r"^(?:path|file|file_?path|file_?name|target|dest|destination|output|out_?file)$", re.IGNORECASE)
+
+
+def write_targets(args: str | None) -> set[str]:
+    """The files a write's arguments (a JSON object as text) name as its target: the string
+    values of keys such as ``path``, ``file``, ``target`` (lower-cased); empty for anything
+    else (a shell command names its target in its own syntax)."""
+    try:
+        value = json.loads(args) if args else None
+    except ValueError:
+        return set()
+    if not isinstance(value, dict):
+        return set()
+    return {v.strip().lower() for k, v in value.items() if isinstance(v, str) and v.strip() and _TARGET_KEY.match(k)}
 
 
 def content_terms(text: str) -> set[str]:
@@ -182,8 +201,9 @@ class InformationSignals:
         ``NEW_FACT_TERMS`` observed terms that are words, not bare numbers or quantities
         (``1.93s``, ``61%``: a metric read again is a re-measurement), and no near-identical
         earlier observation; a successful mutation whose arguments write at least
-        ``NEW_WRITE_TERMS`` content term new to the run (a new file, the same edit in a new
-        place; rewriting a note with what the run already knows is not); a fact
+        ``NEW_WRITE_TERMS`` content term new to the run, or that writes a file the run never
+        wrote (:func:`write_targets`: the same edit in a new place, though a listing named the
+        file first; rewriting a note with what the run already knows is not); a fact
         marker (a progress marker, a recovery, an error the run had never seen); or a user
         message with at least ``NEW_FACT_TERMS`` terms new to the run. The narration never
         counts: a stuck agent keeps wording new guesses. A step with new facts is evidence
@@ -228,6 +248,7 @@ class InformationTracker:
         self._last_args: dict[str, str] = {}
         self._asked_tokens: set[str] = set()  # the tokens of every call's arguments so far
         self._changed: set[str] = set()  # the tokens the latest write asked about first (its items)
+        self._targets: set[str] = set()  # the files written so far (:func:`write_targets`)
 
     def reset_evidence(self) -> None:
         """Forget accumulated evidence and failing calls (on progress), keeping the vocabulary
@@ -270,6 +291,12 @@ class InformationTracker:
         # what a mutation wrote (a new file, a new record) is the agent's work, not an echo
         wrote = content_terms(normalize_volatile(args or "")) if mutation else set()
         wrote_new = wrote - self._terms - heard
+        # the same change made in a new place: a write to a file it never wrote before (the next
+        # file of a migration), even when every word of it is known from a listing
+        targets = write_targets(args) if mutation else set()
+        new_place = bool(targets - self._targets)
+        if len(self._targets) < MAX_TERMS:
+            self._targets |= targets
         if heard and len(self._terms) < MAX_TERMS:
             self._terms |= heard
         said = content_terms(text)
@@ -326,7 +353,7 @@ class InformationTracker:
         # one new term is the noise floor of a re-run, not of a new question's answer
         enough = 1 if next_item else NEW_FACT_TERMS
         from_world = result is not None and bool(result.strip()) and named >= enough and (next_item or not result_recurrent)
-        new_facts = marker or from_world or len(heard) >= NEW_FACT_TERMS or len(wrote_new) >= NEW_WRITE_TERMS
+        new_facts = marker or from_world or len(heard) >= NEW_FACT_TERMS or len(wrote_new) >= NEW_WRITE_TERMS or new_place
         if wrote and len(self._terms) < MAX_TERMS:
             self._terms |= wrote
         self._steps += 1

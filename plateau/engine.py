@@ -98,7 +98,7 @@ class _Analysis:
         self.textual = TextualTracker()
         self.information = InformationTracker(config)
         self.memory = RunMemory(window=config.window)
-        self.talk = TalkTracker()
+        self.talk = TalkTracker(horizon=2 * config.window)
         self.breaker = Breaker(config)
         self.near_dup_streak = 0
         self.verbatim_streak = 0
@@ -712,6 +712,7 @@ class Engine:
             user_brought_facts=info.user_terms >= NEW_FACT_TERMS,
             text=step.text,
             acted=prog.mutated or prog.action,
+            waiting=waiting,
         )
         sem = a.semantic.update(
             text_vec,
@@ -783,6 +784,8 @@ class Engine:
             signals["talk_streak"] = float(talk.talk_streak)
         if talk.claims:
             signals["claims"] = float(talk.claims)
+        if talk.unchanged:
+            signals["unchanged"] = float(talk.unchanged)
         signals["oscillation"] = float(prog.oscillation)
         signals["same_outcome_count"] = float(prog.same_outcome_count)
         if prog.cycle_period:

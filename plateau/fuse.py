@@ -18,7 +18,8 @@ in one table, what each kind of finding may do:
 - **Accumulated evidence trips only after a steer** (``"trip_after_steer"``): courtesy loops
   (``text.phatic``), talk instead of action (``text.talk``: a tool-using agent that keeps
   talking while the user brings nothing new; ``text.claim``: it keeps saying something is
-  done with no write behind it), thrash (``tool.thrash``), and the calibrated
+  done with no write behind it; ``text.unchanged``: it keeps saying its checks change
+  nothing, with no write since), thrash (``tool.thrash``), and the calibrated
   stall (``progress.none``: the semantic and the information-gain CUSUMs both at steer level
   or more, their geometric mean scored).
 - **Some evidence only ever steers** (``"steer"``): the semantic CUSUM alone
@@ -41,7 +42,7 @@ into continue, steer or trip, tripping at once only on structural evidence.
 Reason codes: ``tool.repeat``, ``tool.cycle``, ``tool.error_repeat``, ``tool.same_outcome``,
 ``tool.thrash``, ``progress.oscillation``, ``progress.none``, ``semantic.near_duplicate``,
 ``semantic.cycle``, ``semantic.stall``, ``text.ngram``, ``text.lexical``, ``text.phatic``,
-``text.talk``, ``text.claim``, and ``progress.marker`` (a progress marker, not evidence of a stall).
+``text.talk``, ``text.claim``, ``text.unchanged``, and ``progress.marker`` (a progress marker, not evidence of a stall).
 """
 
 from __future__ import annotations
@@ -215,6 +216,9 @@ POLICY: dict[str, Rule] = {
     "text.phatic": Rule("trip_after_steer", False, "only courtesies are exchanged"),
     "text.talk": Rule("trip_after_steer", False, "a tool-using agent only talks, and the user brings nothing new"),
     "text.claim": Rule("trip_after_steer", False, "the agent keeps saying it did what no call since did (saved, updated)"),
+    "text.unchanged": Rule(
+        "trip_after_steer", False, "the agent keeps saying its checks change nothing, and nothing was done since"
+    ),
     "tool.thrash": Rule("trip_after_steer", False, "calls keep coming back empty or failing as before; the rest tell nothing new"),
     "progress.none": Rule(
         "trip_after_steer", True, "meaning and content both stopped moving against the run's baseline, and answers recur"
@@ -325,6 +329,12 @@ def fuse(
             count_score(talk.claims, config.talk_steer, config.talk_trip),
             f"the last {talk.claims} messages say something was done (saved, updated, sent), and no call since did it; "
             "make the call, or say what blocks you",
+        )
+    if talk is not None and talk.unchanged >= 2:
+        found["text.unchanged"] = (
+            count_score(talk.unchanged, config.talk_steer, config.talk_trip),
+            f"{talk.unchanged} steps since anything was done say that what they found changes nothing; "
+            "act on what you know, or say what blocks you and stop",
         )
     if not sem.calibrating and sem.cusum > 0:
         found["semantic.stall"] = (

@@ -478,6 +478,8 @@ def test_a_script_that_writes_and_a_result_that_reports_writes_are_mutations() -
     assert is_mutation(bash("run-job nightly", "pg_restore: restored 41 tables, 87 indexes"))
     assert not is_mutation(bash("./scripts/verify_tenant.sh t_1139", "41/41 tables match"))
     assert not is_mutation(bash("cat scripts/deploy.md", "last updated 3 days ago"))
+    assert is_mutation(bash("curl -s -X POST https://api.example.com/v4/zones/z/dns_records --data '{}'", '{"success":true}'))
+    assert not is_mutation(bash("curl -s -X POST localhost:9200/logs/_search -d '{\"query\": {}}'", '{"hits": []}'))
 
 
 def test_a_queue_that_hands_back_the_same_message_with_a_new_handle_brings_no_new_facts() -> None:
@@ -556,3 +558,71 @@ def test_a_write_cycle_that_learns_nothing_trips() -> None:
 def test_the_same_writes_for_a_new_message_every_round_never_trip() -> None:
     """The same loop over new messages (a new invoice and customer each round) is a batch."""
     assert "trip" not in _actions(_queue_loop(random.Random(22), stuck=False, rounds=12))
+
+
+_RESTATED = [
+    "Same picture: p95 is still about 1.9 s. The missing index is the cause.",
+    "Nothing has moved. Recreating the index remains the fix.",
+    "As established, the pool saturates behind the sequential scan.",
+    "The diagnosis stands: the index was dropped by the migration.",
+    "To recap: index gone, seq scans, pool exhausted, 502s.",
+    "Same seq scan for another order; the index is what is missing.",
+    "Still the same error rate. The conclusion is unchanged.",
+    "No change in the pods either; the fix remains the index.",
+]
+
+
+def _plateau_after_a_conclusion(rng: random.Random, *, write_between: bool = False, user_between: bool = False) -> list[Step]:
+    """A diagnosis, a blocked fix, then re-checks through varied tools whose answers carry
+    new incidental words while the narration says each time that nothing changed."""
+    steps = _explore(rng, 5)
+    steps.append(Step(index=len(steps), text="Recreating the index.", tool="psql",
+                      args={"sql": "CREATE INDEX CONCURRENTLY idx_orders ON payments (order_id)"},
+                      result="ERROR:  must be owner of table payments", status="error"))
+    for k, text in enumerate(_RESTATED):
+        i = len(steps)
+        if write_between and k % 2 == 1:
+            steps.append(Step(index=i, text=f"Applying fix {k} to module {k}.", tool="edit_file",
+                              args={"path": f"src/fix_{k}.py", "new": f"patch {k}"}, result="ok", status="ok"))
+            i += 1
+        user = " ".join(rng.sample(NAMES, 4)) if user_between else None
+        steps.append(Step(index=i, text=text, tool=f"probe_{k}", args={"q": f"check {k}"}, user=user,
+                          result=" ".join(rng.sample(NAMES, 5)) + f" value {rng.randrange(1000)}", status="ok"))
+    return steps
+
+
+def test_a_conclusion_restated_while_varied_checks_change_nothing_trips() -> None:
+    """The paraphrase plateau: every check says it changed nothing, no write since; the 3rd
+    statement steers and the 6th trips (``talk_steer``, ``talk_trip``)."""
+    steps = _plateau_after_a_conclusion(random.Random(31))
+    actions = _actions(steps)
+    statements = [i for i, s in enumerate(steps) if s.tool and s.tool.startswith("probe_")]
+    assert "steer" not in actions[: statements[2]] and "trip" not in actions[: statements[5]]
+    assert actions[statements[2]] == "steer"
+    assert actions[statements[5]] == "trip"
+
+
+def test_statements_of_no_change_between_writes_or_new_requests_never_trip() -> None:
+    """A write (the next fix) or a user who brings something new starts the count over."""
+    assert "trip" not in _actions(_plateau_after_a_conclusion(random.Random(32), write_between=True))
+    assert "trip" not in _actions(_plateau_after_a_conclusion(random.Random(33), user_between=True))
+
+
+def test_waiting_that_says_nothing_changed_yet_is_left_to_the_poll_limits() -> None:
+    """"Still shows the same status" while the job runs is waiting, not a restated conclusion."""
+    steps = _explore(random.Random(34), 4)
+    for k in range(10):
+        steps.append(Step(index=len(steps), text="Still the same: the job is running, checking again.", tool="job_status",
+                          args={"job": f"train-{k % 2}"}, result=f'{{"state": "RUNNING", "progress": {10 * k}}}', status="ok"))
+    assert "trip" not in _actions(steps)
+
+
+def test_statements_of_no_change_are_read_in_five_languages() -> None:
+    from plateau.signals.talk import says_unchanged
+
+    for text in ("Nothing has moved; same picture as before.", "My recommendation remains: roll back.", "Sin cambios en los tickets.",
+                 "La situación sigue igual.", "Rien de nouveau dans les journaux.", "Der Befund ist unverändert.", "结论不变，仍需回滚。"):
+        assert says_unchanged(text), text
+    for text in ("I fixed the same bug in b.py.", "Run the same command on the next host.", "The build changed three files.",
+                 "Tests pass."):
+        assert not says_unchanged(text), text

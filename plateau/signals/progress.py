@@ -250,6 +250,12 @@ _MUTATION_RESULT = re.compile(
     r"\b(?:restored|migrated|imported|inserted|upserted|uploaded|copied|wrote|written|deleted|purged)\s+\d[\d,]*\s+[a-z]",
     re.MULTILINE | re.IGNORECASE,
 )
+#: An HTTP write from the shell: ``curl -X POST|PUT|PATCH|DELETE`` or HTTPie's ``http PUT``
+#: (a search or query endpoint posted to is a read).
+_HTTP_WRITE = re.compile(
+    r"(?:\bcurl\b[^|;&\n]*?\s(?:-X\s*|--request[\s=]+)['\"]?(?:POST|PUT|PATCH|DELETE)\b|\bhttps?\s+(?:POST|PUT|PATCH|DELETE)\s)"
+    r"(?![^|;&\n]*(?:_search|/search|/query|graphql))"
+)
 #: A script whose name says it writes: ``./scripts/migrate_tenant.sh``, ``deploy.py``,
 #: ``backfill-day.sh`` (a verb of writing at the start of the file name).
 _MUTATING_SCRIPT = re.compile(
@@ -264,7 +270,8 @@ def is_mutation(step: Step) -> bool:
     tool whose name says it writes (``edit_file``, ``apply_patch``, ``update_order``), a
     shell command that writes (redirection into a file, ``sed -i``, ``mv``, ``pip install``,
     ``git checkout``, ``kubectl drain``, ``helm upgrade``, SQL ``INSERT``/``UPDATE`` …), a
-    script named for a write (``migrate_tenant.sh``, ``deploy.py``), or a result that reports a
+    script named for a write (``migrate_tenant.sh``, ``deploy.py``), an HTTP write (``curl -X
+    POST``, not to a search endpoint), or a result that reports a
     change (``INSERT 0 3``, ``5 rows affected``, ``node/x drained``, ``restored 41 tables``).
     A failed call changed nothing.
 
@@ -277,7 +284,9 @@ def is_mutation(step: Step) -> bool:
         return False
     if _MUTATING_TOOL.search(step.tool):
         return True
-    if any(_MUTATING_SHELL.search(text) or _MUTATING_SCRIPT.search(text) for text in _strings(step.args)):
+    if any(
+        _MUTATING_SHELL.search(text) or _MUTATING_SCRIPT.search(text) or _HTTP_WRITE.search(text) for text in _strings(step.args)
+    ):
         return True
     return _MUTATION_RESULT.search((step.result or "")[:4000]) is not None
 

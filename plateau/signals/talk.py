@@ -18,14 +18,24 @@ saved the model", "the reservation has been updated", "it's deployed now";
 :data:`CLAIM`) since the last call that changed something (a mutation or an interface
 action). One claim after the work is a report; a third with no write behind any of them is
 the agent asserting what it never did, however much the user says in between.
+
+And it counts ``unchanged``: steps whose text says that what the step found changes nothing
+("the same ~1.9 s", "nothing has moved", "the diagnosis stands", "as before";
+:data:`UNCHANGED`) since the last call that changed something or the last user message that
+brought new facts, waits excluded. An agent that has its conclusion but does not act on it
+keeps re-checking with varied calls whose answers carry incidental new words, so neither the
+repeat counters nor the information tests see a stall, while its own narration reports, step
+after step, that it learned nothing (the paraphrase plateau: a conclusion restated in new
+words). Waiting that reports "no change yet" is bounded by the poll limits instead.
 """
 
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass
 
-__all__ = ["CLAIM", "TalkSignals", "TalkTracker", "claims_action"]
+__all__ = ["CLAIM", "UNCHANGED", "TalkSignals", "TalkTracker", "claims_action", "says_unchanged"]
 
 #: A sentence that says a write is done: a first-person perfect or a passive/stative of a
 #: completed write verb ("I've saved", "has been updated", "is now deployed", "it's saved").
@@ -39,6 +49,51 @@ CLAIM = re.compile(
     r"transferred|run|ran|executed)\b",
     re.IGNORECASE,
 )
+
+
+#: A sentence that says a check changed nothing: it asserts that the new observation matches
+#: what was known ("unchanged", "nothing has moved", "same seq scan", "as before", "as
+#: established", "the diagnosis stands", "my recommendation remains", "to recap"), which a
+#: generic "is the same" (about code or data) does not. English, Spanish, French, German and
+#: Chinese wordings; other languages are left to the other layers.
+_UNCHANGED_EN = (
+    r"\b(?:unchanged|(?:has|have)(?:n't| not) (?:changed|moved)|no (?:change|movement)\b|"
+    r"nothing (?:new|(?:has )?(?:moved|changed)|else to learn)|"
+    r"(?:does|did|would)(?:n't| not) change (?:the (?:conclusion|picture|plan|action|recommendation|diagnosis|answer)|anything|my)|"
+    r"(?:the )?same (?:as (?:before|earlier|last time|yesterday|the last)|picture|conclusion|answer|finding|diagnosis|numbers|"
+    r"pattern|result|situation|error|denial)s?|"
+    r"as (?:before|established|concluded|noted|found|known|seen before|already (?:found|established|noted|known|shown|seen))|"
+    r"what(?:'s| is| we) already know|"
+    r"still (?:the same|shows?|points?|confirms?|says?)|"
+    r"(?:diagnosis|conclusion|finding|recommendation|assessment|advice|plan|answer|remedy|fix|mitigation|(?:root )?cause|"
+    r"picture|situation|trade-?off|verdict)s? (?:still )?"
+    r"(?:stands|holds|remains|stays|is unchanged|is the same|(?:has|have)(?:n't| not) changed|"
+    r"do(?:es)?(?:n't| not) (?:move|change)|is still)|"
+    r"(?:remains?|is still) (?:the|my) (?:fix|plan|answer|way forward|mitigation|remedy|recommendation|conclusion)|"
+    r"to (?:repeat|restate|reiterate|recap)|as i (?:said|mentioned|noted))\b"
+    # a sentence that opens on "Same": "Same seq scan for a different order.", "Same EUR 122k."
+    r"|(?:^|[.!?;:]\s+)(?:essentially |exactly )?(?:the )?same\b"
+)
+_UNCHANGED_ES = (
+    r"\b(?:sin cambios|nada (?:nuevo|cambia)|sigue (?:siendo|igual)|(?:el|la) mism[oa] (?:error|conclusi[oó]n|situaci[oó]n|resultado)|"
+    r"como ya (?:sab[ií]a|vimos|se vio|dije)|id[eé]ntico a lo visto|reitero|repito|"
+    r"(?:la conclusi[oó]n|el diagn[oó]stico) no (?:var[ií]a|cambia))\b"
+)
+_UNCHANGED_FR = (
+    r"\b(?:inchang[ée]e?s?|rien de nouveau|rien ne change|toujours (?:le|la) m[eê]me|comme (?:avant|d[eé]j[aà])|"
+    r"(?:la|le) m[eê]me (?:conclusion|erreur|situation|r[eé]sultat|constat)|je (?:le )?r[eé]p[eè]te|reste (?:la|le) m[eê]me)\b"
+)
+_UNCHANGED_DE = (
+    r"\b(?:unver[aä]ndert|nichts neues|wie (?:zuvor|bereits|vorher)|nach wie vor|(?:dasselbe|das gleiche|derselbe|dieselbe) "
+    r"(?:bild|ergebnis|fehler|befund|muster)|bleibt (?:bei|die|der|das) (?:empfehlung|l[oö]sung|befund|ergebnis|schluss))\b"
+)
+_UNCHANGED_ZH = r"没有变化|无变化|没有新|与之前(?:相同|一致|一样)|和之前一样|结论不变|结论(?:仍然|依然)|如前所述|重申|还是一样|同样的结论"
+UNCHANGED = re.compile("|".join((_UNCHANGED_EN, _UNCHANGED_ES, _UNCHANGED_FR, _UNCHANGED_DE, _UNCHANGED_ZH)), re.IGNORECASE)
+
+
+def says_unchanged(text: str) -> bool:
+    """Whether ``text`` says that what was just found changes nothing (:data:`UNCHANGED`)."""
+    return UNCHANGED.search(text) is not None
 
 
 def claims_action(text: str) -> bool:
@@ -59,26 +114,50 @@ class TalkSignals:
         Steps without a call that claimed a done action (:func:`claims_action`) since the
         last call that changed something, this one included (int >= 0; 0 for a step that is
         not such a claim).
+    unchanged
+        Of the last ``horizon`` steps since the last call that changed something or the last
+        user message with new facts, how many said that what they found changes nothing
+        (:func:`says_unchanged`; waits excluded), this one included (int >= 0). Reported on
+        every step while such statements are within reach, so the stall stays judged between
+        them.
     """
 
     talk_streak: int = 0
     claims: int = 0
+    unchanged: int = 0
 
 
 class TalkTracker:
-    """Per-run talk streak (see the module docstring)."""
+    """Per-run talk streak, claims and statements of no change (see the module docstring).
 
-    def __init__(self) -> None:
+    Parameters
+    ----------
+    horizon
+        Steps over which statements of no change are counted (int >= 1; default 16, twice
+        the default window: a stall restates its conclusion most steps, not once in a while).
+    """
+
+    def __init__(self, horizon: int = 16) -> None:
+        if horizon < 1:
+            raise ValueError(f"horizon must be >= 1, got {horizon}")
         self._used_tools = False
         self._streak = 0
         self._claims = 0
+        self._unchanged: deque[bool] = deque(maxlen=horizon)
 
-    def update(self, *, called: bool, user_brought_facts: bool, text: str = "", acted: bool = False) -> TalkSignals:
+    def update(
+        self, *, called: bool, user_brought_facts: bool, text: str = "", acted: bool = False, waiting: bool = False
+    ) -> TalkSignals:
         """Judge one step: ``called`` whether it made a tool call, ``user_brought_facts``
         whether the user message before it added new facts to the run, ``text`` its
-        narration and ``acted`` whether its call changed something (a mutation, an
-        interface action)."""
+        narration, ``acted`` whether its call changed something (a mutation, an
+        interface action) and ``waiting`` whether it waits (a poll, a status under way)."""
         claim = 0
+        if acted or user_brought_facts:
+            self._unchanged.clear()
+        else:
+            self._unchanged.append(not waiting and says_unchanged(text))
+        unchanged = sum(self._unchanged)
         if acted:
             self._claims = 0
         elif not called and self._used_tools and claims_action(text):
@@ -91,4 +170,4 @@ class TalkTracker:
             self._streak = 0
         else:
             self._streak += 1
-        return TalkSignals(talk_streak=self._streak, claims=claim)
+        return TalkSignals(talk_streak=self._streak, claims=claim, unchanged=unchanged)

@@ -478,6 +478,8 @@ def test_a_script_that_writes_and_a_result_that_reports_writes_are_mutations() -
     assert is_mutation(bash("run-job nightly", "pg_restore: restored 41 tables, 87 indexes"))
     assert not is_mutation(bash("./scripts/verify_tenant.sh t_1139", "41/41 tables match"))
     assert not is_mutation(bash("cat scripts/deploy.md", "last updated 3 days ago"))
+    assert not is_mutation(bash('python -c "print(len(rows) > 0)"', "True"))
+    assert not is_mutation(Step(index=0, text="", tool="psql", args={"query": "SELECT 1 FROM t WHERE applied_at > now()"}, result="1"))
     assert is_mutation(bash("curl -s -X POST https://api.example.com/v4/zones/z/dns_records --data '{}'", '{"success":true}'))
     assert not is_mutation(bash("curl -s -X POST localhost:9200/logs/_search -d '{\"query\": {}}'", '{"hits": []}'))
 

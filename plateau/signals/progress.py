@@ -236,9 +236,19 @@ _MUTATING_SHELL = re.compile(
     r"systemctl\s+(?:restart|start|stop|enable|disable|reload)|docker\s+(?:run|rm|restart|push|compose\s+up)|"
     r"aws\s+[\w-]+\s+(?:modify|create|delete|update|put|send|publish|start|stop|reboot|terminate|attach|detach|tag|register|deregister)-|"
     r"(?:gcloud|az)\s+(?:[\w-]+\s+){1,3}(?:create|delete|update|resize|deploy|set|start|stop|restart)\b|"
-    r"(?:INSERT\s+INTO|UPDATE\s+\w[\w.]*\s+SET|DELETE\s+FROM|TRUNCATE|ALTER\s+TABLE|DROP\s+TABLE|CREATE\s+(?:TABLE|INDEX)))\b"
-    r"|[^>&2]>>?\s*[\w./~\"']",
+    r"(?:INSERT\s+INTO|UPDATE\s+\w[\w.]*\s+SET|DELETE\s+FROM|TRUNCATE|ALTER\s+TABLE|DROP\s+TABLE|CREATE\s+(?:TABLE|INDEX)))\b",
 )
+#: Output redirection into a file (``> out.txt``, ``>> log``, ``cat > t.py << EOF``), read
+#: outside quoted strings and not in an SQL statement, where ``>`` compares
+#: (``python -c "print(a > b)"``, ``WHERE applied_at > now()``).
+_REDIRECT = re.compile(r"[^>&2]>>?\s*[\w./~\"']")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_SQL_READ = re.compile(r"\s*(?:select|with|explain|show|describe|values)\b", re.IGNORECASE)
+
+
+def _redirects(command: str) -> bool:
+    """Whether a command line writes a file by redirection (:data:`_REDIRECT`)."""
+    return _SQL_READ.match(command) is None and _REDIRECT.search(_QUOTED.sub("''", command)) is not None
 #: Results that report a change made: PostgreSQL command tags (``INSERT 0 3``, ``UPDATE 12``,
 #: ``DELETE 0``, ``COPY 500``), MySQL's "Query OK, 3 rows affected", kubectl's
 #: ``node/x drained``, ``deployment.apps/api configured``.
@@ -285,7 +295,8 @@ def is_mutation(step: Step) -> bool:
     if _MUTATING_TOOL.search(step.tool):
         return True
     if any(
-        _MUTATING_SHELL.search(text) or _MUTATING_SCRIPT.search(text) or _HTTP_WRITE.search(text) for text in _strings(step.args)
+        _MUTATING_SHELL.search(text) or _redirects(text) or _MUTATING_SCRIPT.search(text) or _HTTP_WRITE.search(text)
+        for text in _strings(step.args)
     ):
         return True
     return _MUTATION_RESULT.search((step.result or "")[:4000]) is not None

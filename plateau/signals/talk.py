@@ -69,25 +69,38 @@ _UNCHANGED_EN = (
     r"picture|situation|trade-?off|verdict)s? (?:still )?"
     r"(?:stands|holds|remains|stays|is unchanged|is the same|(?:has|have)(?:n't| not) changed|"
     r"do(?:es)?(?:n't| not) (?:move|change)|is still)|"
-    r"(?:remains?|is still) (?:the|my) (?:fix|plan|answer|way forward|mitigation|remedy|recommendation|conclusion)|"
-    r"to (?:repeat|restate|reiterate|recap)|as i (?:said|mentioned|noted))\b"
+    r"(?:remains?|is still) (?:the|my) (?:better |best |right |only )?"
+    r"(?:fix|plan|answer|way forward|mitigation|remedy|recommendation|conclusion|choice|option|action)|"
+    r"to (?:repeat|restate|reiterate|recap)|as i (?:said|mentioned|noted)|"
+    # markers of a restatement: the same content said again another way
+    r"put (?:it )?(?:differently|simply|another way)|in other words|in one line|(?:summari[sz]\w*|recap\w*) (?:again|once more))\b"
     # a sentence that opens on "Same": "Same seq scan for a different order.", "Same EUR 122k."
     r"|(?:^|[.!?;:]\s+)(?:essentially |exactly )?(?:the )?same\b"
 )
 _UNCHANGED_ES = (
+    r"(?:^|[.!?;:]\s+)(?:el |la )?mism[oa]s? (?!si\b)|"
     r"\b(?:sin cambios|nada (?:nuevo|cambia)|sigue (?:siendo|igual)|(?:el|la) mism[oa] (?:error|conclusi[oó]n|situaci[oó]n|resultado)|"
     r"como ya (?:sab[ií]a|vimos|se vio|dije)|id[eé]ntico a lo visto|reitero|repito|"
     r"(?:la conclusi[oó]n|el diagn[oó]stico) no (?:var[ií]a|cambia))\b"
 )
 _UNCHANGED_FR = (
-    r"\b(?:inchang[ée]e?s?|rien de nouveau|rien ne change|toujours (?:le|la) m[eê]me|comme (?:avant|d[eé]j[aà])|"
+    # sentence-initial "Même refus." (not "Même si", even if)
+    r"(?:^|[.!?;:]\s+)m[eê]me (?!si\b|pas\b|quand\b|lorsque\b)|"
+    r"\b(?:inchang[ée]e?s?|rien de (?:nouveau|neuf)|rien ne change|rien n'a chang[ée]|ne change (?:pas|rien)|"
+    r"toujours (?:le|la) m[eê]me|comme (?:avant|d[eé]j[aà])|d[ée]j[aà] (?:[ée]tabli|vu|connu|constat[ée])|une fois de plus|"
+    r"(?:trace|r[ée]sultat|erreur|refus|situation|classement) identique|pour r[ée]sumer|"
     r"(?:la|le) m[eê]me (?:conclusion|erreur|situation|r[eé]sultat|constat)|je (?:le )?r[eé]p[eè]te|reste (?:la|le) m[eê]me)\b"
 )
 _UNCHANGED_DE = (
-    r"\b(?:unver[aä]ndert|nichts neues|wie (?:zuvor|bereits|vorher)|nach wie vor|(?:dasselbe|das gleiche|derselbe|dieselbe) "
+    r"(?:^|[.!?;:]\s+)(?:gleiche[rs]?|dasselbe|derselbe|dieselbe)\b|"
+    r"\b(?:unver[aä]ndert|nichts neues|wie (?:zuvor|bereits|vorher|gehabt)|nach wie vor|erneut best[aä]tigt|"
+    r"(?:dasselbe|das gleiche|derselbe|dieselbe) "
     r"(?:bild|ergebnis|fehler|befund|muster)|bleibt (?:bei|die|der|das) (?:empfehlung|l[oö]sung|befund|ergebnis|schluss))\b"
 )
-_UNCHANGED_ZH = r"没有变化|无变化|没有新|与之前(?:相同|一致|一样)|和之前一样|结论不变|结论(?:仍然|依然)|如前所述|重申|还是一样|同样的结论"
+_UNCHANGED_ZH = (
+    r"没有变化|无变化|没有新|与之前(?:相同|一致|一样)|和之前一样|结论不变|结论(?:仍然|依然)|如前所述|重申|还是一样|同样的(?:结论|错误|结果)|"
+    r"再次总结|重复一下|一样的结果"
+)
 UNCHANGED = re.compile("|".join((_UNCHANGED_EN, _UNCHANGED_ES, _UNCHANGED_FR, _UNCHANGED_DE, _UNCHANGED_ZH)), re.IGNORECASE)
 
 

@@ -713,6 +713,7 @@ class Engine:
             text=step.text,
             acted=prog.mutated or prog.action,
             waiting=waiting,
+            new_item=info.series,
         )
         sem = a.semantic.update(
             text_vec,

@@ -629,3 +629,18 @@ def test_statements_of_no_change_are_read_in_five_languages() -> None:
     for text in ("I fixed the same bug in b.py.", "Run the same command on the next host.", "The build changed three files.",
                  "Tests pass.", "Même si le test passe, je relis le code."):
         assert not says_unchanged(text), text
+
+
+def test_an_audit_that_finds_each_item_unchanged_is_work() -> None:
+    """Role after role "unchanged since the last audit": the same check over the next item of a
+    series, each statement that item's finding, never a restated conclusion."""
+    rng = random.Random(35)
+    steps = _explore(rng, 4)
+    for role in NAMES[:18]:
+        steps.append(Step(index=len(steps), text=f"Role {role}: unchanged since the last audit, no new grants.", tool="iam",
+                          args={"command": f"aws iam get-role-policy --role-name {role} --policy-name main"},
+                          result=f'{{"RoleName": "{role}", "Team": "{rng.choice(NAMES)}-{rng.choice(NAMES)}", '
+                          f'"Statement": [{{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "{rng.choice(NAMES)}/*"}}]}}',
+                          status="ok"))
+    actions = _actions(steps)
+    assert "trip" not in actions and "steer" not in actions

@@ -68,6 +68,13 @@ RESULT_CHARS = 3000
 MAX_TERMS = 200_000
 #: Most tool names whose last arguments are remembered per run.
 MAX_TOOLS = 1_000
+#: Distinct earlier calls of a tool a new call is compared with to find the series it
+#: continues (a batch alternates two or three calls: check, compare, note).
+SERIES_CALLS = 4
+#: The longest changed stretch (characters, widened to whole tokens) that names the next item
+#: of a series: a table, a role, a host, a day, a file path. A moved window, a reworded query
+#: or another statement is longer.
+ITEM_CHARS = 40
 #: Characters of a call's arguments compared with the previous call of its tool (the
 #: comparison is quadratic in the worst case; item names sit near the start of arguments).
 ARGS_CHARS = 500
@@ -96,6 +103,12 @@ def changed_span(previous: str, current: str) -> str:
     while end < len(current) and current[end] not in _BOUNDARY:
         end += 1
     return current[start:end]
+
+
+def _names_new(span: str, unasked: set[str]) -> bool:
+    """Whether a changed stretch of arguments is short enough to name one item
+    (``ITEM_CHARS``) and holds a token never asked about before."""
+    return 0 < len(span) <= ITEM_CHARS and bool(asked_tokens(span) & unasked)
 
 
 def asked_tokens(args: str) -> set[str]:
@@ -188,6 +201,11 @@ class InformationSignals:
         of two terms is a re-run's), and it is not recurrence however alike it reads to the
         previous item's (issue 11: a batch over items, a day at a time or a region at a time, is work; a stall
         asks the same questions again, or gets the same answers).
+    series
+        The call continues a series over items: one of the tool's last ``SERIES_CALLS``
+        distinct calls with one stretch of at most ``ITEM_CHARS`` characters changed to a
+        token never asked about before (the next table of an audit, the next host, the next
+        day). What the step says about that item is the item's finding.
     verifies
         A new question whose arguments name something the latest successful write asked about
         first (:func:`asked_tokens`: the release it upgraded, the node it drained): its answer
@@ -222,6 +240,7 @@ class InformationSignals:
     calls_failing: int = 0
     iterating: bool = False
     next_item: bool = False
+    series: bool = False
     verifies: bool = False
     user_terms: int = 0
     new_facts: bool = False
@@ -245,7 +264,7 @@ class InformationTracker:
         self._observed = calibrated_test(config)
         self._failing: deque[bool] = deque(maxlen=config.window)
         self._result_tokens: set[str] = set()
-        self._last_args: dict[str, str] = {}
+        self._last_args: dict[str, deque[str]] = {}  # per tool, its last distinct arguments
         self._asked_tokens: set[str] = set()  # the tokens of every call's arguments so far
         self._changed: set[str] = set()  # the tokens the latest write asked about first (its items)
         self._targets: set[str] = set()  # the files written so far (:func:`write_targets`)
@@ -302,11 +321,13 @@ class InformationTracker:
         said = content_terms(text)
         answered = False
         iterating = False
+        series = False
         asks_new = False
         checks_change = False
         if tool is not None:
             asks_new = not call_seen
             tokens = asked_tokens(args or "")
+            unasked = tokens - self._asked_tokens
             if mutation:
                 self._changed = tokens - self._asked_tokens
             else:
@@ -314,11 +335,19 @@ class InformationTracker:
             if len(self._asked_tokens) < MAX_TERMS:
                 self._asked_tokens |= tokens
             current = (args or "")[:ARGS_CHARS]
-            previous = self._last_args.get(tool)
+            earlier = self._last_args.get(tool)
+            previous = earlier[-1] if earlier else None
             span = changed_span(previous, current) if previous is not None else ""
             iterating = len(span) >= 2 and span.lower() in self._result_tokens
-            if len(self._last_args) < MAX_TOOLS or tool in self._last_args:
-                self._last_args[tool] = current
+            # the next item of a series: one of the tool's last calls with one short stretch
+            # changed to something never asked before (the next table, role, host or day; a
+            # window moved back to a known size, or a reworded query, is not)
+            asked = normalize_asked(current)
+            series = bool(unasked) and any(_names_new(changed_span(normalize_asked(p), asked), unasked) for p in earlier or ())
+            if earlier is None and len(self._last_args) < MAX_TOOLS:
+                earlier = self._last_args[tool] = deque(maxlen=SERIES_CALLS)
+            if earlier is not None and current not in earlier:
+                earlier.append(current)
         if result is None:
             terms = said
             new = observed = said - self._terms
@@ -364,6 +393,7 @@ class InformationTracker:
                 calls_failing=failing,
                 iterating=iterating,
                 next_item=next_item,
+                series=series,
                 verifies=verifies,
                 user_terms=len(heard),
                 new_facts=new_facts,
@@ -385,6 +415,7 @@ class InformationTracker:
             calls_failing=failing,
             iterating=iterating,
             next_item=next_item,
+            series=series,
             verifies=verifies,
             user_terms=len(heard),
             new_facts=new_facts,

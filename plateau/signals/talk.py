@@ -22,8 +22,9 @@ the agent asserting what it never did, however much the user says in between.
 And it counts ``unchanged``: steps whose text says that what the step found changes nothing
 ("the same ~1.9 s", "nothing has moved", "the diagnosis stands", "as before";
 :data:`UNCHANGED`) since the last call that changed something or the last user message that
-brought new facts, waits excluded. An agent that has its conclusion but does not act on it
-keeps re-checking with varied calls whose answers carry incidental new words, so neither the
+brought new facts, waits and the next items of a series excluded (an audit's "unchanged
+since the last audit" for each new role is that role's finding). An agent that has its
+conclusion but does not act on it keeps re-checking with varied calls whose answers carry incidental new words, so neither the
 repeat counters nor the information tests see a stall, while its own narration reports, step
 after step, that it learned nothing (the paraphrase plateau: a conclusion restated in new
 words). Waiting that reports "no change yet" is bounded by the poll limits instead.
@@ -159,17 +160,26 @@ class TalkTracker:
         self._unchanged: deque[bool] = deque(maxlen=horizon)
 
     def update(
-        self, *, called: bool, user_brought_facts: bool, text: str = "", acted: bool = False, waiting: bool = False
+        self,
+        *,
+        called: bool,
+        user_brought_facts: bool,
+        text: str = "",
+        acted: bool = False,
+        waiting: bool = False,
+        new_item: bool = False,
     ) -> TalkSignals:
         """Judge one step: ``called`` whether it made a tool call, ``user_brought_facts``
         whether the user message before it added new facts to the run, ``text`` its
         narration, ``acted`` whether its call changed something (a mutation, an
-        interface action) and ``waiting`` whether it waits (a poll, a status under way)."""
+        interface action), ``waiting`` whether it waits (a poll, a status under way) and
+        ``new_item`` whether its call asks about the next item of a series (an audit table
+        by table: "unchanged" is that item's finding, not a restated conclusion)."""
         claim = 0
         if acted or user_brought_facts:
             self._unchanged.clear()
         else:
-            self._unchanged.append(not waiting and says_unchanged(text))
+            self._unchanged.append(not waiting and not new_item and says_unchanged(text))
         unchanged = sum(self._unchanged)
         if acted:
             self._claims = 0

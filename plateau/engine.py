@@ -713,7 +713,7 @@ class Engine:
             text=step.text,
             acted=prog.mutated or prog.action,
             waiting=waiting,
-            new_item=info.series,
+            new_item=info.names_item,
         )
         sem = a.semantic.update(
             text_vec,

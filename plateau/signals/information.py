@@ -105,10 +105,10 @@ def changed_span(previous: str, current: str) -> str:
     return current[start:end]
 
 
-def _names_new(span: str, unasked: set[str]) -> bool:
-    """Whether a changed stretch of arguments is short enough to name one item
-    (``ITEM_CHARS``) and holds a token never asked about before."""
-    return 0 < len(span) <= ITEM_CHARS and bool(asked_tokens(span) & unasked)
+def _new_item(span: str, unasked: set[str]) -> set[str]:
+    """The tokens never asked about before in a changed stretch of arguments short enough to
+    name one item (``ITEM_CHARS``); empty otherwise."""
+    return asked_tokens(span) & unasked if 0 < len(span) <= ITEM_CHARS else set()
 
 
 def asked_tokens(args: str) -> set[str]:
@@ -205,7 +205,10 @@ class InformationSignals:
         The call continues a series over items: one of the tool's last ``SERIES_CALLS``
         distinct calls with one stretch of at most ``ITEM_CHARS`` characters changed to a
         token never asked about before (the next table of an audit, the next host, the next
-        day). What the step says about that item is the item's finding.
+        day).
+    names_item
+        The call continues a series and the step's narration names its new item ("Role
+        web-admin: unchanged since the last audit"): what it says is that item's finding.
     verifies
         A new question whose arguments name something the latest successful write asked about
         first (:func:`asked_tokens`: the release it upgraded, the node it drained): its answer
@@ -241,6 +244,7 @@ class InformationSignals:
     iterating: bool = False
     next_item: bool = False
     series: bool = False
+    names_item: bool = False
     verifies: bool = False
     user_terms: int = 0
     new_facts: bool = False
@@ -322,6 +326,7 @@ class InformationTracker:
         answered = False
         iterating = False
         series = False
+        names_item = False
         asks_new = False
         checks_change = False
         if tool is not None:
@@ -343,7 +348,12 @@ class InformationTracker:
             # changed to something never asked before (the next table, role, host or day; a
             # window moved back to a known size, or a reworded query, is not)
             asked = normalize_asked(current)
-            series = bool(unasked) and any(_names_new(changed_span(normalize_asked(p), asked), unasked) for p in earlier or ())
+            items = set().union(*(_new_item(changed_span(normalize_asked(p), asked), unasked) for p in earlier or ())) if unasked else set()
+            series = bool(items)
+            # ... and the narration names that item ("Role web-admin: unchanged"): what it says
+            # is about the item, not a conclusion restated over another example
+            spoken = text.lower()
+            names_item = any(t in spoken for t in items)
             if earlier is None and len(self._last_args) < MAX_TOOLS:
                 earlier = self._last_args[tool] = deque(maxlen=SERIES_CALLS)
             if earlier is not None and current not in earlier:
@@ -394,6 +404,7 @@ class InformationTracker:
                 iterating=iterating,
                 next_item=next_item,
                 series=series,
+                names_item=names_item,
                 verifies=verifies,
                 user_terms=len(heard),
                 new_facts=new_facts,
@@ -416,6 +427,7 @@ class InformationTracker:
             iterating=iterating,
             next_item=next_item,
             series=series,
+            names_item=names_item,
             verifies=verifies,
             user_terms=len(heard),
             new_facts=new_facts,

@@ -22,8 +22,8 @@ the agent asserting what it never did, however much the user says in between.
 And it counts ``unchanged``: steps whose text says that what the step found changes nothing
 ("the same ~1.9 s", "nothing has moved", "the diagnosis stands", "as before";
 :data:`UNCHANGED`) since the last call that changed something or the last user message that
-brought new facts, waits and the next items of a series excluded (an audit's "unchanged
-since the last audit" for each new role is that role's finding). An agent that has its
+brought new facts, waits and statements about the next item of a series excluded (an
+audit's "role X: unchanged since the last audit" is that role's finding). An agent that has its
 conclusion but does not act on it keeps re-checking with varied calls whose answers carry incidental new words, so neither the
 repeat counters nor the information tests see a stall, while its own narration reports, step
 after step, that it learned nothing (the paraphrase plateau: a conclusion restated in new
@@ -173,8 +173,9 @@ class TalkTracker:
         whether the user message before it added new facts to the run, ``text`` its
         narration, ``acted`` whether its call changed something (a mutation, an
         interface action), ``waiting`` whether it waits (a poll, a status under way) and
-        ``new_item`` whether its call asks about the next item of a series (an audit table
-        by table: "unchanged" is that item's finding, not a restated conclusion)."""
+        ``new_item`` whether its call asks about the next item of a series and its narration
+        names that item (an audit table by table: "orders: unchanged" is that item's finding,
+        not a restated conclusion)."""
         claim = 0
         if acted or user_brought_facts:
             self._unchanged.clear()

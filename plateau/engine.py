@@ -49,7 +49,7 @@ from plateau.policy import ToolPolicy
 from plateau.signals.information import NEW_FACT_TERMS, InformationTracker
 from plateau.signals.intent import IntentReader, Repetition
 from plateau.signals.memory import RunMemory, is_recurrent
-from plateau.signals.progress import ProgressTracker, is_waiting
+from plateau.signals.progress import ProgressTracker, is_refused, is_waiting
 from plateau.signals.semantic import SemanticTracker
 from plateau.signals.talk import TalkTracker
 from plateau.signals.textual import TextualTracker
@@ -714,6 +714,7 @@ class Engine:
             acted=prog.mutated or prog.action,
             waiting=waiting,
             new_item=info.names_item,
+            refused=is_refused(step),
         )
         sem = a.semantic.update(
             text_vec,

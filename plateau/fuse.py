@@ -18,8 +18,9 @@ in one table, what each kind of finding may do:
 - **Accumulated evidence trips only after a steer** (``"trip_after_steer"``): courtesy loops
   (``text.phatic``), talk instead of action (``text.talk``: a tool-using agent that keeps
   talking while the user brings nothing new; ``text.claim``: it keeps saying something is
-  done with no write behind it; ``text.unchanged``: it keeps saying its checks change
-  nothing, with no write since), thrash (``tool.thrash``), and the calibrated
+  done with no write behind it; ``text.unchanged``: a call was refused and it keeps saying
+  its re-checks since change nothing),
+  thrash (``tool.thrash``), and the calibrated
   stall (``progress.none``: the semantic and the information-gain CUSUMs both at steer level
   or more, their geometric mean scored).
 - **Some evidence only ever steers** (``"steer"``): the semantic CUSUM alone
@@ -217,7 +218,9 @@ POLICY: dict[str, Rule] = {
     "text.talk": Rule("trip_after_steer", False, "a tool-using agent only talks, and the user brings nothing new"),
     "text.claim": Rule("trip_after_steer", False, "the agent keeps saying it did what no call since did (saved, updated)"),
     "text.unchanged": Rule(
-        "trip_after_steer", False, "the agent keeps saying its checks change nothing, and nothing was done since"
+        "trip_after_steer",
+        False,
+        "a call was refused, and the agent keeps saying its re-checks since change nothing",
     ),
     "tool.thrash": Rule("trip_after_steer", False, "calls keep coming back empty or failing as before; the rest tell nothing new"),
     "progress.none": Rule(
@@ -330,7 +333,10 @@ def fuse(
             f"the last {talk.claims} messages say something was done (saved, updated, sent), and no call since did it; "
             "make the call, or say what blocks you",
         )
-    if talk is not None and talk.unchanged >= 2:
+    if talk is not None and talk.blocked and talk.unchanged >= 2:
+        # the action the conclusion calls for was refused, and the re-checks since say nothing
+        # changed: a plateau (steers at ``talk_steer``, trips at ``talk_trip``). Without a
+        # refusal, an audit or a watch that keeps finding nothing reads the same: no evidence
         found["text.unchanged"] = (
             count_score(talk.unchanged, config.talk_steer, config.talk_trip),
             f"{talk.unchanged} steps since anything was done say that what they found changes nothing; "

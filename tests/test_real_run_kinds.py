@@ -594,8 +594,8 @@ def _plateau_after_a_conclusion(rng: random.Random, *, write_between: bool = Fal
 
 
 def test_a_conclusion_restated_while_varied_checks_change_nothing_trips() -> None:
-    """The paraphrase plateau: every check says it changed nothing, no write since; the 3rd
-    statement steers and the 6th trips (``talk_steer``, ``talk_trip``)."""
+    """The paraphrase plateau: the fix was refused, and every re-check since says it changed
+    nothing; the 3rd statement steers and the 6th trips (``talk_steer``, ``talk_trip``)."""
     steps = _plateau_after_a_conclusion(random.Random(31))
     actions = _actions(steps)
     statements = [i for i, s in enumerate(steps) if s.tool and s.tool.startswith("probe_")]
@@ -644,3 +644,25 @@ def test_an_audit_that_finds_each_item_unchanged_is_work() -> None:
                           status="ok"))
     actions = _actions(steps)
     assert "trip" not in actions and "steer" not in actions
+
+
+def test_statements_of_no_change_without_a_refusal_are_no_evidence() -> None:
+    """A watch or an audit that keeps finding nothing says so step after step; nothing was
+    refused, so its statements are not a plateau: no steer, no trip."""
+    steps = [s for s in _plateau_after_a_conclusion(random.Random(36)) if s.tool != "psql"]
+    steps = [Step(index=i, text=s.text, tool=s.tool, args=s.args, result=s.result, status=s.status) for i, s in enumerate(steps)]
+    actions = _actions(steps)
+    assert "trip" not in actions and "steer" not in actions
+
+
+def test_is_refused_reads_failed_writes_and_authorization_errors() -> None:
+    from plateau.signals.progress import is_refused
+
+    def call(command: str, result: str, status: str = "error") -> Step:
+        return Step(index=0, text="", tool="bash", args={"command": command}, result=result, status=status)
+
+    assert is_refused(call('psql -c "CREATE INDEX i ON t (a)"', "ERROR:  must be owner of table t"))
+    assert is_refused(call("aws organizations list-policies", "An error occurred (AccessDeniedException): access denied"))
+    assert is_refused(call("gh pr merge 12", "HTTP 403: Forbidden"))
+    assert not is_refused(call("pytest -q", "FAILED tests/test_a.py::test_x - AssertionError"))
+    assert not is_refused(call('psql -c "CREATE INDEX i ON t (a)"', "CREATE INDEX", status="ok"))

@@ -34,6 +34,7 @@ from plateau.types import Step, ToolStatus
 __all__ = [
     "ProgressSignals",
     "is_mutation",
+    "is_refused",
     "ProgressTracker",
     "canonical_args",
     "error_skeleton",
@@ -226,10 +227,11 @@ _ACTION_TOOL = re.compile(
     r"(?:$|[_\-.\s])",
     re.IGNORECASE,
 )
-#: Shell commands that change files or installed state: output redirection into a file, in-place
-#: editors, file-system changes, package installs, version-control writes, patch application.
+#: Shell commands that change files or installed state: in-place editors, file-system changes,
+#: package installs, version-control writes, patch application, cluster and cloud writes, and
+#: SQL writes, also quoted inside a client call (``psql -c "CREATE INDEX …"``).
 _MUTATING_SHELL = re.compile(
-    r"(?:^|[;&|(]\s*|\s)(?:sed\s+-i|perl\s+-[a-z]*i|tee\b|cp\b|mv\b|rm\b|mkdir\b|touch\b|chmod\b|ln\b|patch\b|"
+    r"(?:^|[;&|(]\s*|\s|[\"'])(?:sed\s+-i|perl\s+-[a-z]*i|tee\b|cp\b|mv\b|rm\b|mkdir\b|touch\b|chmod\b|ln\b|patch\b|"
     r"pip3?\s+install|npm\s+install|apt(?:-get)?\s+install|git\s+(?:apply|checkout|commit|restore|reset|stash|am|mv|rm)|"
     r"kubectl\s+(?:apply|patch|delete|create|rollout\s+(?:restart|undo)|scale|drain|cordon|uncordon|label|annotate|set)|"
     r"helm\s+(?:upgrade|install|rollback|uninstall)|terraform\s+apply|dbt\s+(?:run|build|seed|snapshot)|"
@@ -292,14 +294,38 @@ def is_mutation(step: Step) -> bool:
         return True
     if step.tool is None or is_error(step):
         return False
+    return _asks_to_write(step) or _MUTATION_RESULT.search((step.result or "")[:4000]) is not None
+
+
+def _asks_to_write(step: Step) -> bool:
+    """Whether the call itself (its tool name or its arguments) asks to write."""
+    if step.tool is None:
+        return False
     if _MUTATING_TOOL.search(step.tool):
         return True
-    if any(
+    return any(
         _MUTATING_SHELL.search(text) or _redirects(text) or _MUTATING_SCRIPT.search(text) or _HTTP_WRITE.search(text)
         for text in _strings(step.args)
-    ):
-        return True
-    return _MUTATION_RESULT.search((step.result or "")[:4000]) is not None
+    )
+
+
+#: A failure that says the caller may not do this: an authorization refusal, whatever the call.
+_DENIED = re.compile(
+    r"permission denied|not authori[sz]ed|unauthori[sz]ed|forbidden|access ?denied|\b403\b|must be (?:the )?owner|"
+    r"insufficient (?:privileges|permissions|scope)|not permitted|not allowed to|requires? (?:an? )?approv|approval required|"
+    r"read-only|do(?:es)?n't have permission|does not have permission|lacks? (?:the )?permission",
+    re.IGNORECASE,
+)
+
+
+def is_refused(step: Step) -> bool:
+    """Whether ``step``'s call failed as a refusal: a write that failed (:func:`is_mutation`'s
+    readers of the call), or any call whose error says the caller may not do it
+    (``must be owner of table``, ``403 Forbidden``, ``UnauthorizedOperation``, ``read-only``).
+    The action a conclusion calls for, refused: re-checking cannot change that."""
+    if step.tool is None or not is_error(step):
+        return False
+    return _asks_to_write(step) or _DENIED.search((step.result or "")[:4000]) is not None
 
 
 #: A tool whose name says it only waits (``sleep``, ``wait``, ``time.sleep``).

@@ -23,11 +23,13 @@ And it counts ``unchanged``: steps whose text says that what the step found chan
 ("the same ~1.9 s", "nothing has moved", "the diagnosis stands", "as before";
 :data:`UNCHANGED`) since the last call that changed something or the last user message that
 brought new facts, waits and statements about the next item of a series excluded (an
-audit's "role X: unchanged since the last audit" is that role's finding). An agent that has its
-conclusion but does not act on it keeps re-checking with varied calls whose answers carry incidental new words, so neither the
-repeat counters nor the information tests see a stall, while its own narration reports, step
-after step, that it learned nothing (the paraphrase plateau: a conclusion restated in new
-words). Waiting that reports "no change yet" is bounded by the poll limits instead.
+audit's "role X: unchanged since the last audit" is that role's finding); and whether a call
+was refused since the last successful write (``blocked``). An agent whose fix was refused
+("must be owner of table", "403") and that keeps re-checking with varied calls, whose answers
+carry incidental new words, is seen by neither the repeat counters nor the information tests,
+while its own narration reports step after step that it learned nothing (the paraphrase
+plateau: a conclusion restated in new words). Without a refusal, the same statements are as
+often an audit or a watch that found nothing, and are not counted as evidence.
 """
 
 from __future__ import annotations
@@ -134,11 +136,18 @@ class TalkSignals:
         (:func:`says_unchanged`; waits excluded), this one included (int >= 0). Reported on
         every step while such statements are within reach, so the stall stays judged between
         them.
+    blocked
+        A call was refused since the last write that succeeded: a write that failed, or any
+        call whose error says the caller may not do it (``must be owner``, ``403``;
+        :func:`plateau.signals.progress.is_refused`). Statements of no change
+        while blocked are a plateau; without a refusal they may be an audit or a watch that
+        found nothing, and the fusion does not count them (:func:`plateau.fuse.fuse`).
     """
 
     talk_streak: int = 0
     claims: int = 0
     unchanged: int = 0
+    blocked: bool = False
 
 
 class TalkTracker:
@@ -158,6 +167,7 @@ class TalkTracker:
         self._streak = 0
         self._claims = 0
         self._unchanged: deque[bool] = deque(maxlen=horizon)
+        self._blocked = False
 
     def update(
         self,
@@ -168,6 +178,7 @@ class TalkTracker:
         acted: bool = False,
         waiting: bool = False,
         new_item: bool = False,
+        refused: bool = False,
     ) -> TalkSignals:
         """Judge one step: ``called`` whether it made a tool call, ``user_brought_facts``
         whether the user message before it added new facts to the run, ``text`` its
@@ -175,8 +186,12 @@ class TalkTracker:
         interface action), ``waiting`` whether it waits (a poll, a status under way) and
         ``new_item`` whether its call asks about the next item of a series and its narration
         names that item (an audit table by table: "orders: unchanged" is that item's finding,
-        not a restated conclusion)."""
+        not a restated conclusion); ``refused`` whether its call was refused (:func:`plateau.signals.progress.is_refused`)."""
         claim = 0
+        if acted:
+            self._blocked = False
+        elif refused:
+            self._blocked = True
         if acted or user_brought_facts:
             self._unchanged.clear()
         else:
@@ -194,4 +209,4 @@ class TalkTracker:
             self._streak = 0
         else:
             self._streak += 1
-        return TalkSignals(talk_streak=self._streak, claims=claim, unchanged=unchanged)
+        return TalkSignals(talk_streak=self._streak, claims=claim, unchanged=unchanged, blocked=self._blocked)

@@ -11,7 +11,7 @@ Without ``--set`` it scores the sets that exist of:
 - ``real``: ``../shared/data/real-runs`` (runs with outcomes: a run that succeeded or finished
   must not be tripped; steer rate on them; trips on runs that failed, for reference);
 - ``trajectories``: ``../shared/data/trajectories`` (two SWE-agent runs, unlabelled);
-- ``blind`` to ``blind6``: ``evals/blind*`` (labelled; written without reading the code; see
+- ``blind`` to ``blind7``: ``evals/blind*`` (labelled; written without reading the code; see
   each set's README for what it was scored against and whether it is still blind);
 - ``dev``: ``evals/dev`` (labelled; read and developed against, so it flatters);
 - ``examples``: ``examples`` (labelled).
@@ -49,6 +49,7 @@ DEFAULT_SETS = {
     "blind4": ROOT / "evals" / "blind4",
     "blind5": ROOT / "evals" / "blind5",
     "blind6": ROOT / "evals" / "blind6",
+    "blind7": ROOT / "evals" / "blind7",
     "dev": ROOT / "evals" / "dev",
     "examples": ROOT / "examples",
 }

@@ -201,14 +201,12 @@ class InformationSignals:
         of two terms is a re-run's), and it is not recurrence however alike it reads to the
         previous item's (issue 11: a batch over items, a day at a time or a region at a time, is work; a stall
         asks the same questions again, or gets the same answers).
-    series
-        The call continues a series over items: one of the tool's last ``SERIES_CALLS``
-        distinct calls with one stretch of at most ``ITEM_CHARS`` characters changed to a
-        token never asked about before (the next table of an audit, the next host, the next
-        day).
     names_item
-        The call continues a series and the step's narration names its new item ("Role
-        web-admin: unchanged since the last audit"): what it says is that item's finding.
+        The call continues a series over items (one of the tool's last ``SERIES_CALLS``
+        distinct calls with one stretch of at most ``ITEM_CHARS`` characters changed to a
+        token never asked about before: the next table of an audit, the next host, the next
+        day) and the step's narration names that item ("Role web-admin: unchanged since the
+        last audit"): what it says is that item's finding.
     verifies
         A new question whose arguments name something the latest successful write asked about
         first (:func:`asked_tokens`: the release it upgraded, the node it drained): its answer
@@ -243,7 +241,6 @@ class InformationSignals:
     calls_failing: int = 0
     iterating: bool = False
     next_item: bool = False
-    series: bool = False
     names_item: bool = False
     verifies: bool = False
     user_terms: int = 0
@@ -325,7 +322,6 @@ class InformationTracker:
         said = content_terms(text)
         answered = False
         iterating = False
-        series = False
         names_item = False
         asks_new = False
         checks_change = False
@@ -344,16 +340,17 @@ class InformationTracker:
             previous = earlier[-1] if earlier else None
             span = changed_span(previous, current) if previous is not None else ""
             iterating = len(span) >= 2 and span.lower() in self._result_tokens
-            # the next item of a series: one of the tool's last calls with one short stretch
-            # changed to something never asked before (the next table, role, host or day; a
-            # window moved back to a known size, or a reworded query, is not)
-            asked = normalize_asked(current)
-            items = set().union(*(_new_item(changed_span(normalize_asked(p), asked), unasked) for p in earlier or ())) if unasked else set()
-            series = bool(items)
-            # ... and the narration names that item ("Role web-admin: unchanged"): what it says
-            # is about the item, not a conclusion restated over another example
+            # the narration names the next item of a series ("Role web-admin: unchanged"): one of
+            # the tool's last calls with one short stretch changed to a token never asked before
+            # (the next table, role, host or day; a moved window or a reworded query is not),
+            # and the text says that token. What it says is about the item, not a conclusion
+            # restated over another example. Only tokens the text names are looked for, so the
+            # comparison (difflib, quadratic) runs on the few steps that can qualify.
             spoken = text.lower()
-            names_item = any(t in spoken for t in items)
+            said_new = {t for t in unasked if t in spoken}
+            if said_new and earlier:
+                asked = normalize_asked(current)
+                names_item = any(_new_item(changed_span(normalize_asked(p), asked), said_new) for p in earlier)
             if earlier is None and len(self._last_args) < MAX_TOOLS:
                 earlier = self._last_args[tool] = deque(maxlen=SERIES_CALLS)
             if earlier is not None and current not in earlier:
@@ -403,7 +400,6 @@ class InformationTracker:
                 calls_failing=failing,
                 iterating=iterating,
                 next_item=next_item,
-                series=series,
                 names_item=names_item,
                 verifies=verifies,
                 user_terms=len(heard),
@@ -426,7 +422,6 @@ class InformationTracker:
             calls_failing=failing,
             iterating=iterating,
             next_item=next_item,
-            series=series,
             names_item=names_item,
             verifies=verifies,
             user_terms=len(heard),

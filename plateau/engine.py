@@ -714,7 +714,7 @@ class Engine:
             acted=prog.mutated or prog.action,
             waiting=waiting,
             new_item=info.names_item,
-            refused=is_refused(step),
+            refused=prog.error and is_refused(step),
         )
         sem = a.semantic.update(
             text_vec,

@@ -38,7 +38,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from plateau.config import Config
-from plateau.signals.progress import PLACEHOLDER_WORDS, normalize_asked, normalize_result, normalize_volatile
+from plateau.signals.progress import normalize_asked, normalize_result, normalize_volatile, strip_placeholders
 from plateau.signals.semantic import calibrated_test
 from plateau.signals.textual import STOP_WORDS, tokenize
 
@@ -147,16 +147,16 @@ _NUMBER = re.compile(r"[\d.,:%+\-]+[a-z]{0,2}")
 def observed_terms(result: str) -> set[str]:
     """Content terms of a tool result that can be facts: volatile values masked first
     (timestamps, UUIDs, hex ids, PIDs, durations, temp paths, opaque handles;
-    :func:`plateau.signals.progress.normalize_result`) and the masks' placeholder words
-    (:data:`plateau.signals.progress.PLACEHOLDER_WORDS`) dropped, so that what masking removes
-    is never the fact that changed; and tokens that mix letters with four
+    :func:`plateau.signals.progress.normalize_result`) and their placeholders taken out
+    (:func:`plateau.signals.progress.strip_placeholders`), so that what masking removes is
+    never the fact that changed; and tokens that mix letters with four
     or more digits dropped (log-file stamps such as ``19t10_05_40_118z``, request and build
     ids): they change on every call without saying anything about the task. Plain numbers
     ("8760 rows", "257 days") stay."""
     return {
         t
-        for t in content_terms(normalize_result(result))
-        if t not in PLACEHOLDER_WORDS and (t.isdigit() or len(_ID_DIGITS.findall(t)) < 4)
+        for t in content_terms(strip_placeholders(normalize_result(result)))
+        if t.isdigit() or len(_ID_DIGITS.findall(t)) < 4
     }
 
 
@@ -265,7 +265,7 @@ class InformationTracker:
         self._observed = calibrated_test(config)
         self._failing: deque[bool] = deque(maxlen=config.window)
         self._result_tokens: set[str] = set()
-        self._last_args: dict[str, deque[str]] = {}  # per tool, its last distinct arguments
+        self._last_args: dict[str, deque[str]] = {}  # per tool, its last distinct arguments, latest last
         self._asked_tokens: set[str] = set()  # the tokens of every call's arguments so far
         self._changed: set[str] = set()  # the tokens the latest write asked about first (its items)
         self._targets: set[str] = set()  # the files written so far (:func:`write_targets`)
@@ -353,7 +353,9 @@ class InformationTracker:
                 names_item = any(_new_item(changed_span(normalize_asked(p), asked), said_new) for p in earlier)
             if earlier is None and len(self._last_args) < MAX_TOOLS:
                 earlier = self._last_args[tool] = deque(maxlen=SERIES_CALLS)
-            if earlier is not None and current not in earlier:
+            if earlier is not None:  # distinct calls, the latest last (``previous``)
+                if current in earlier:
+                    earlier.remove(current)
                 earlier.append(current)
         if result is None:
             terms = said

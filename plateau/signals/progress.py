@@ -44,10 +44,10 @@ __all__ = [
     "is_transient",
     "is_wait",
     "is_waiting",
-    "PLACEHOLDER_WORDS",
     "normalize_asked",
     "normalize_result",
     "normalize_volatile",
+    "strip_placeholders",
     "tool_signature",
 ]
 
@@ -65,9 +65,6 @@ _VOLATILE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds|min|mins|minutes)\b"), "<dur>"),
 )
 
-#: The words the masks leave in place of a volatile value (``<uuid>`` reads as ``uuid``): never
-#: a term of what a call returned.
-PLACEHOLDER_WORDS = frozenset({"uuid", "ts", "time", "epoch", "tmp", "hex", "n", "dur", "opaque"})
 
 #: Argument keys whose values identify a request rather than what it asks for.
 VOLATILE_KEYS = frozenset(
@@ -127,6 +124,19 @@ def _opaque(match: re.Match[str]) -> str:
         if min(digits, upper, len(run) - digits - upper) >= _OPAQUE_MIN_EACH:
             return "<opaque>"
     return token
+
+
+#: The placeholders the masks leave (``<uuid>``, ``<ts>``, ``<opaque>`` …), taken from the masks
+#: themselves.
+_PLACEHOLDER = re.compile(
+    "|".join(sorted({re.escape(p) for _, repl in _VOLATILE_PATTERNS for p in re.findall(r"<\w+>", repl)} | {"<opaque>", "<n>"}))
+)
+
+
+def strip_placeholders(text: str) -> str:
+    """``text`` without the masks' placeholders: what masking removed is never a term of what a
+    call returned (``<uuid>`` would read as the word "uuid" on every call)."""
+    return _PLACEHOLDER.sub(" ", text)
 
 
 def normalize_result(text: str) -> str:
@@ -251,6 +261,8 @@ _SQL_READ = re.compile(r"\s*(?:select|with|explain|show|describe|values)\b", re.
 def _redirects(command: str) -> bool:
     """Whether a command line writes a file by redirection (:data:`_REDIRECT`)."""
     return _SQL_READ.match(command) is None and _REDIRECT.search(_QUOTED.sub("''", command)) is not None
+
+
 #: Results that report a change made: PostgreSQL command tags (``INSERT 0 3``, ``UPDATE 12``,
 #: ``DELETE 0``, ``COPY 500``), MySQL's "Query OK, 3 rows affected", kubectl's
 #: ``node/x drained``, ``deployment.apps/api configured``.

@@ -12,29 +12,33 @@ into the steps Plateau judges:
 - an assistant message without a call is one step with ``tool`` None (the agent talked);
 - a ``user`` message after the first one is attached as ``user`` to the next step (what the
   user said before it), and the first one is the run's context (what was asked);
-- a result's ``status`` is ``"error"`` or ``"ok"`` where the log records a return code
-  (mini-swe-agent's ``extra.returncode`` or a ``<returncode>N</returncode>`` header, which is
-  removed with its ``<output>`` wrapper so the result is what the command printed), and left
-  to inference otherwise;
+- a text-format action (mini-swe-agent 1.x: no ``tool_calls``, one fenced ``bash`` block in
+  the assistant's text, :func:`plateau.envelope.text_action`) is a ``bash`` call with
+  ``{"command": …}`` once the harness answers it (a ``user`` message opening with
+  ``<returncode>``); in such a run every ``user`` message after an assistant turn is the
+  harness's reply (the result, or a format error), never the user's;
+- a result's harness envelope is removed (:func:`plateau.envelope.unwrap`: mini-swe-agent's
+  ``<returncode>``/``<output>`` tags, OpenHands and SWE-agent context lines, error objects),
+  and its ``status`` is ``"error"`` or ``"ok"`` where the log records a return code
+  (mini-swe-agent's ``extra.returncode`` or the envelope's), left to inference otherwise;
 - ``system`` messages and anything else (mini-swe-agent's ``exit``) carry no step.
 
 The loaders :func:`load_chat_runs` (tau-bench: a JSON list of runs with a ``traj`` message
 list) and :func:`load_mini_swe_traj` (a mini-swe-agent ``*.traj.json``) build on it. This
-module imports nothing beyond the standard library.
+module imports nothing beyond the standard library and :mod:`plateau.envelope`.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from plateau.envelope import TEXT_ACTION_TOOL, is_harness_reply, text_action, unwrap
+
 __all__ = ["context_of", "is_chat_runs", "is_mini_swe_traj", "run_name", "steps_from_messages"]
 
-_RETURNCODE = re.compile(r"^\s*<returncode>\s*(-?\d+)\s*</returncode>\s*")
-_OUTPUT = re.compile(r"^<output>\n?(.*?)\n?</output>\s*$", re.DOTALL)
 #: The longest context kept from a run's first user message, in characters.
 CONTEXT_CHARS = 4000
 
@@ -68,18 +72,16 @@ def _args(raw: object) -> object:
 
 
 def _unwrap(message: Mapping[str, Any], text: str) -> tuple[str, str | None]:
-    """A tool message's output and status: mini-swe-agent wraps a command's output as
-    ``<returncode>N</returncode><output>…</output>`` (and keeps the raw output and code in
-    ``extra``); the output is what the command printed, the code says whether it failed."""
+    """A harness reply's output and status (:func:`plateau.envelope.unwrap`); mini-swe-agent
+    also keeps the raw output and the code in ``extra``, which win where present."""
     extra = message.get("extra")
     code: object = extra.get("returncode") if isinstance(extra, Mapping) else None
-    match = _RETURNCODE.match(text)
-    if match:
-        if code is None:
-            code = int(match.group(1))
-        body = _OUTPUT.match(text[match.end() :])
+    unwrapped = unwrap(text)
+    if unwrapped.envelope == "mini-swe-agent":
         raw = extra.get("raw_output") if isinstance(extra, Mapping) else None
-        text = raw if isinstance(raw, str) else body.group(1) if body else text[match.end() :]
+        text = raw if isinstance(raw, str) else unwrapped.text
+        if code is None:
+            code = unwrapped.exit_code
     if isinstance(code, int) and not isinstance(code, bool):
         return text, "ok" if code == 0 else "error"
     return text, None
@@ -119,23 +121,45 @@ def steps_from_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str,
     unanswered: list[dict[str, Any]] = []  # calls without an id, answered in order
     user_before: list[str] = []
     seen_user = False
+    text_format = False  # the harness answers text-format actions (mini-swe-agent 1.x)
+    awaiting: dict[str, Any] | None = None  # the last assistant step, while the harness may answer it
     for position, message in enumerate(messages):
         if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
             raise ValueError(f"messages[{position}]: a chat message needs a string 'role'")
         role = message["role"]
         if role == "user":
-            text = _text(message.get("content")).strip()
-            if seen_user and text:
-                user_before.append(text)
+            raw = _text(message.get("content"))
+            text = raw.strip()
+            if awaiting is not None and awaiting["tool"] == TEXT_ACTION_TOOL and (text_format or is_harness_reply(raw)):
+                # the harness's reply to a text-format action is that action's result
+                text_format = True
+                awaiting["result"], status = _unwrap(message, raw)
+                if status is not None:
+                    awaiting["status"] = status
+            elif awaiting is not None and text_format:
+                pass  # the harness's reply to a turn with no single action (a format error)
+            else:
+                if awaiting is not None:
+                    _as_talk(awaiting)  # a fenced snippet a person answered is talk, not an action
+                if seen_user and text:
+                    user_before.append(text)
             seen_user = True
+            awaiting = None
         elif role == "assistant":
             text = _text(message.get("content")).strip()
             calls = message.get("tool_calls") or []
             user = "\n\n".join(user_before) or None
             user_before = []
             if not calls:
-                steps.append({"text": text, "tool": None, "args": None, "result": None, "user": user})
+                action = text_action(text)
+                if action is not None:  # a text-format action: the one fenced bash block
+                    awaiting = {"text": action[0], "tool": TEXT_ACTION_TOOL, "args": {"command": action[1]}, "result": None, "user": user,
+                                "_said": text}
+                else:
+                    awaiting = {"text": text, "tool": None, "args": None, "result": None, "user": user}
+                steps.append(awaiting)
                 continue
+            awaiting = None
             for n, call in enumerate(calls):
                 function = call.get("function") if isinstance(call, Mapping) else None
                 function = function if isinstance(function, Mapping) else {}
@@ -167,9 +191,19 @@ def steps_from_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str,
             if status is not None:
                 step_or_none["status"] = status
     for step in steps:
+        if "_said" in step and not text_format:
+            _as_talk(step)  # no harness ever answered a text-format action in this run
+        step.pop("_said", None)
         if step.get("user") is None:
             step.pop("user", None)
     return steps
+
+
+def _as_talk(step: dict[str, Any]) -> None:
+    """Undo reading an assistant turn as a text-format action."""
+    if "_said" in step:
+        step.update(text=step.pop("_said"), tool=None, args=None, result=None)
+        step.pop("status", None)
 
 
 def is_chat_runs(data: object) -> bool:

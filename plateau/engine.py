@@ -43,6 +43,7 @@ import numpy as np
 from plateau.breaker import Breaker
 from plateau.config import Config
 from plateau.embed import CachedEmbedder, Embedder
+from plateau.envelope import harness_view
 from plateau.errors import InvalidArgument, LimitExceeded, RunNotFound, StepConflict, StoreUnavailable
 from plateau.fuse import fuse
 from plateau.policy import ToolPolicy
@@ -323,7 +324,9 @@ class Engine:
 
         Either is None when the step has no such part. Texts are cut to the configured
         lengths (results keep head and tail) because the model reads at most 256 word pieces.
+        The step is read as the detectors read it (:func:`plateau.envelope.harness_view`).
         """
+        step = harness_view(step)
         text = step.text.strip()
         text_in = _head_tail(text, self.config.embed_text_chars) if text else None
         obs_in = None
@@ -534,7 +537,7 @@ class Engine:
         if policy:
             _declare(record.analysis, policy)
         text_vec, obs_vec = self._embed(step)
-        verdict = self._judge(record, step, text_vec, obs_vec)
+        verdict = self._judge(record, harness_view(step), text_vec, obs_vec)
         if predicted:
             verdict = dataclasses.replace(verdict, signals={**verdict.signals, "check.predicted_result": 1.0})
         return verdict
@@ -621,8 +624,9 @@ class Engine:
         now: float,
     ) -> Verdict:
         try:
-            verdict = self._judge(record, step, text_vec, obs_vec)
-            _remember_outcome(record.analysis, step)
+            view = harness_view(step)  # the result without its harness envelope (plateau.envelope)
+            verdict = self._judge(record, view, text_vec, obs_vec)
+            _remember_outcome(record.analysis, view)
             if verdict.message is not None:  # never commit a step whose reply cannot be sent
                 check_text("step", verdict.message)
             record.fingerprints.append(fingerprint)

@@ -13,7 +13,8 @@
 
 Chat message lists become steps by :func:`plateau.chat.steps_from_messages`. A run's
 ``outcome`` says what is known of how it ended: ``"succeeded"``/``"failed"`` (a reward of 1 or
-0), ``"finished"`` (mini-swe-agent's ``Submitted``), or None. Inside a folder, JSON files of
+0), ``"resolved"``/``"unresolved"`` (a mini-swe-agent run that an ``outcomes.json`` beside its
+folder scores), ``"finished"`` (mini-swe-agent's ``Submitted``), or None. Inside a folder, JSON files of
 none of these shapes (a ``preds.json`` beside trajectories) are skipped; named explicitly, they
 are an error.
 
@@ -23,6 +24,7 @@ trip the breaker stays open and later steps report ``trip`` (unless probing is c
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import uuid
@@ -42,7 +44,8 @@ _FENCE = re.compile(r"```.*?```", re.DOTALL)
 @dataclass(frozen=True)
 class Run:
     """A recorded run: its id, steps (FORMAT.md step dicts), context, labels (or None) and
-    what is known of its outcome (``"succeeded"``, ``"failed"``, ``"finished"`` or None)."""
+    what is known of its outcome (``"succeeded"``, ``"failed"``, ``"finished"``, ``"resolved"``,
+    ``"unresolved"`` or None)."""
 
     id: str
     steps: tuple[dict[str, Any], ...]
@@ -91,6 +94,31 @@ def _reward_outcome(record: dict[str, Any]) -> str | None:
     return None
 
 
+def _resolved(path: Path, instance_id: str) -> bool | None:
+    """Whether a benchmark harness resolved the run ``instance_id``: an ``outcomes.json``
+    (``{instance_id: bool}``) in the trajectory's folder or the one above it, else None."""
+    for folder in (path.parent, path.parent.parent):
+        outcomes = _outcomes(folder / "outcomes.json")
+        if instance_id in outcomes:
+            return outcomes[instance_id]
+    return None
+
+
+def _mini_outcome(resolved: bool | None, status: object) -> str | None:
+    if resolved is not None:
+        return "resolved" if resolved else "unresolved"
+    return "finished" if status == "Submitted" else None
+
+
+@functools.lru_cache(maxsize=64)
+def _outcomes(path: Path) -> dict[str, bool]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): v for k, v in data.items() if isinstance(v, bool)} if isinstance(data, dict) else {}
+
+
 def _load_json(path: Path, *, strict: bool) -> list[Run]:
     """The runs of one JSON file: a labelled case, a mini-swe-agent trajectory or a list of
     chat runs. An unknown shape raises ``ValueError`` when ``strict``, else gives no run."""
@@ -113,17 +141,19 @@ def _load_json(path: Path, *, strict: bool) -> list[Run]:
     if is_mini_swe_traj(data):
         info = data.get("info") if isinstance(data.get("info"), dict) else {}
         status = info.get("exit_status") if isinstance(info, dict) else None
+        name = path.name.removesuffix(".json").removesuffix(".traj")
+        resolved = _resolved(path, str(data.get("instance_id") or name))
         try:
             steps = steps_from_messages(data["messages"])
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
         return [
             Run(
-                id=path.name.removesuffix(".json").removesuffix(".traj"),
+                id=name,
                 steps=tuple(steps),
                 context=context_of(data["messages"]),
                 source=str(path),
-                outcome="finished" if status == "Submitted" else None,
+                outcome=_mini_outcome(resolved, status),
             )
         ]
     if is_chat_runs(data):

@@ -86,9 +86,12 @@ def test_a_folder_mixes_cases_run_lists_and_trajectories_and_skips_other_json(tm
 
 
 def test_the_real_runs_load_where_they_lie() -> None:
-    """All 123 runs of ``../shared/data/real-runs`` load: 100 tau-bench runs, 23 mini-swe-agent runs."""
+    """All 263 runs of ``../shared/data/real-runs`` load: 100 tau-bench runs, 23 mini-swe-agent runs,
+    140 mini-swe-agent 1.15 runs in its text format (100 resolved), read as calls."""
     runs = load_runs([shared_path("data", "real-runs")])
     outcomes = [r.outcome for r in runs]
-    assert len(runs) == 123
-    assert (outcomes.count("succeeded"), outcomes.count("failed"), outcomes.count("finished")) == (53, 47, 23)
+    assert len(runs) == 263
+    assert [outcomes.count(o) for o in ("succeeded", "failed", "finished", "resolved", "unresolved")] == [53, 47, 23, 100, 40]
+    text_format = [r for r in runs if r.outcome in ("resolved", "unresolved")]
+    assert sum(s["tool"] == "bash" for r in text_format for s in r.steps) > 0.9 * sum(len(r.steps) for r in text_format)
     assert all(r.steps for r in runs)

@@ -7,9 +7,11 @@
    ``config.order_wait_seconds``; anything else is a ``StepConflict``.
 3. Embed the step's text and its tool call + result (one model call, outside the run's lock,
    so concurrent runs share batches).
-4. Under the run's lock: structural signals (:mod:`plateau.signals.progress`), semantic
-   signals (:mod:`plateau.signals.semantic`), fusion (:mod:`plateau.fuse`), the breaker
-   (:mod:`plateau.breaker`) → :class:`~plateau.types.Verdict`.
+4. Under the run's lock, the run's :class:`~plateau.analysis.RunAnalysis` judges the step as
+   its detectors read it (:func:`plateau.envelope.harness_view`: the result without its
+   harness envelope): facts once (:mod:`plateau.analysis.facts`), the registered detectors
+   (:mod:`plateau.analysis.registry`), fusion (:mod:`plateau.fuse`), the breaker
+   (:mod:`plateau.breaker`) → :class:`~plateau.types.Verdict`. The engine holds no analysis.
 5. Still under the lock, the store persists the step (learned state, fingerprint, verdict) in
    one atomic change before the verdict is returned (:mod:`plateau.store`). A store shared by
    several processes (Redis) makes that change a compare-and-set: when another process moved
@@ -40,23 +42,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from plateau.breaker import Breaker
+from plateau.analysis import RunAnalysis
 from plateau.config import Config
 from plateau.embed import CachedEmbedder, Embedder
 from plateau.envelope import harness_view
 from plateau.errors import InvalidArgument, LimitExceeded, RunNotFound, StepConflict, StoreUnavailable
-from plateau.fuse import fuse
 from plateau.policy import ToolPolicy
-from plateau.signals.information import NEW_FACT_TERMS, InformationTracker
-from plateau.signals.intent import IntentReader, Repetition
-from plateau.signals.memory import RunMemory, is_recurrent
-from plateau.signals.progress import ProgressTracker, is_refused, is_waiting
-from plateau.signals.semantic import SemanticTracker
-from plateau.signals.talk import TalkTracker
-from plateau.signals.textual import TextualTracker
+from plateau.signals.intent import IntentReader
 from plateau.store.base import RunKey, StaleRecord, Store
 from plateau.store.memory import MemoryStore
-from plateau.types import RunInfo, Step, ToolStatus, Verdict, check_text
+from plateau.types import RunInfo, Step, Verdict, check_text
 
 __all__ = ["CALL_OUTCOMES_KEPT", "Engine", "RunRecord", "validate_run_id"]
 
@@ -90,28 +85,6 @@ def validate_run_id(run_id: object, max_chars: int) -> str:
 _BAD_ID_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp", "Zs"})
 
 
-class _Analysis:
-    """The learned per-run state behind verdicts (rebuilt from nothing on reset)."""
-
-    def __init__(self, config: Config) -> None:
-        self.semantic = SemanticTracker(config)
-        self.progress = ProgressTracker(window=config.window)
-        self.textual = TextualTracker()
-        self.information = InformationTracker(config)
-        self.memory = RunMemory(window=config.window)
-        self.talk = TalkTracker(horizon=2 * config.window)
-        self.breaker = Breaker(config)
-        self.near_dup_streak = 0
-        self.verbatim_streak = 0
-        self.phatic_streak = 0
-        self.repetition: Repetition | None = None
-        #: The latest (result, status) of recent distinct calls (tool + canonical args), in the
-        #: order first seen; :meth:`Engine.check` predicts a repeated call's result from it.
-        self.call_outcomes: dict[str, tuple[str | None, str]] = {}
-        #: Tool policy the run declared (:mod:`plateau.policy`), over ``Config.tool_policy``.
-        self.tool_policy: dict[str, ToolPolicy] = {}
-
-
 #: Distinct calls whose latest outcome a run remembers for :meth:`Engine.check`.
 CALL_OUTCOMES_KEPT = 64
 
@@ -125,16 +98,16 @@ def _call_key(step: Step) -> str | None:
     return f"{step.tool}\x00{canonical_args(step.args)}"
 
 
-def _copy_analysis(analysis: _Analysis) -> _Analysis:
+def _copy_analysis(analysis: RunAnalysis) -> RunAnalysis:
     """A deep copy of a run's learned state, for a dry run."""
     try:
-        copied: _Analysis = pickle.loads(pickle.dumps(analysis, protocol=5))
+        copied: RunAnalysis = pickle.loads(pickle.dumps(analysis, protocol=5))
     except (pickle.PicklingError, TypeError, AttributeError):  # state a durable store could not keep either
         copied = copy.deepcopy(analysis)
     return copied
 
 
-def _declare(analysis: _Analysis, policy: Mapping[str, ToolPolicy]) -> None:
+def _declare(analysis: RunAnalysis, policy: Mapping[str, ToolPolicy]) -> None:
     """Add a run's declared tool policy to its learned state (a later rule for a tool wins)."""
     current = getattr(analysis, "tool_policy", None)
     if current is None:  # a run stored before this field existed
@@ -142,7 +115,7 @@ def _declare(analysis: _Analysis, policy: Mapping[str, ToolPolicy]) -> None:
     current.update(policy)  # in place: the durable store's change log sees only what changed
 
 
-def _remember_outcome(analysis: _Analysis, step: Step) -> None:
+def _remember_outcome(analysis: RunAnalysis, step: Step) -> None:
     key = _call_key(step)
     if key is None or step.result is None:
         return
@@ -167,7 +140,7 @@ class RunRecord:
 
     run_id: str
     context: str | None
-    analysis: _Analysis
+    analysis: RunAnalysis
     fingerprints: list[str] = field(default_factory=list)
     verdicts: list[Verdict] = field(default_factory=list)
     ended: bool = False
@@ -521,7 +494,7 @@ class Engine:
             self._check_place(record, run_id, step, step.fingerprint(), context)
             now = self.clock()
             if record is None:
-                record = RunRecord(run_id=run_id, context=context or None, analysis=_Analysis(self.config), tenant=tenant, created=now)
+                record = RunRecord(run_id=run_id, context=context or None, analysis=RunAnalysis(self.config), tenant=tenant, created=now)
             else:  # judging reads only the learned state, the run id and the context
                 analysis = _copy_analysis(record.analysis)
                 record = RunRecord(run_id=run_id, context=record.context, analysis=analysis, tenant=tenant, created=now)
@@ -599,7 +572,7 @@ class Engine:
         now = self.clock()
         if record is None:
             record = RunRecord(
-                run_id=key[1], context=context or None, analysis=_Analysis(self.config), tenant=key[0], created=now, updated=now
+                run_id=key[1], context=context or None, analysis=RunAnalysis(self.config), tenant=key[0], created=now, updated=now
             )
             if policy:
                 _declare(record.analysis, policy)
@@ -655,163 +628,8 @@ class Engine:
     def _apply(
         self, record: RunRecord, step: Step, text_vec: np.ndarray | None, obs_vec: np.ndarray | None, config: Config | None = None
     ) -> Verdict:
-        a = record.analysis
-        if a.repetition is None:
-            a.repetition = self.intent.requested_repetition(record.context)
-        if step.user:
-            asked = self.intent.requested_repetition(step.user)
-            if asked.requested:
-                a.repetition = asked
-        result_kind = self.intent.result_kind(obs_vec)
-        if result_kind is None and is_waiting(step):
-            result_kind = "waiting"  # a check that sleeps first, or a status still under way
-        prog = a.progress.update(step)
-        if prog.progress or prog.recovered or prog.fewer_failures or step.progress.files_changed:
-            # a new best (tests, metric), a change to files or a call that finally succeeded
-            # where the same tool kept failing: the narration's stall evidence
-            # starts over; whether the changes achieve anything is judged structurally
-            # (repeats, errors, test states returning: progress.oscillation)
-            a.semantic.reset_evidence()
-            a.information.reset_evidence()
-            a.near_dup_streak = 0
-        acknowledged = (
-            step.tool is not None and not (step.result or "").strip() and (step.status is ToolStatus.OK or prog.wait)
-        )
-        recurrence, _ = a.memory.recall(text_vec, obs_vec, mutations=prog.mutations, digest=prog.result_digest)
-        info = a.information.update(
-            step.text,
-            step.result,
-            args=step.args if step.tool else None,
-            tool=step.tool,
-            failed=prog.error,
-            informative=prog.repeat_count < 2,
-            user=step.user,
-            acknowledged=acknowledged,
-            result_recurrent=is_recurrent(recurrence, requery=prog.call_seen),
-            marker=prog.progress or prog.recovered or prog.fewer_failures or prog.error_novel,
-            mutation=prog.mutated,
-            novel=prog.result_novel is not False,
-            call_seen=prog.call_seen,
-        )
-        # waiting: the previous call asked again right away (a poller), a service that said it was
-        # overloaded, or a result that reads as waiting; the poll bounds govern it, not the
-        # calibrated tests
-        waiting = prog.polling or prog.transient or (step.tool is not None and result_kind == "waiting")
-        mem = a.memory.update(
-            text_vec,
-            obs_vec,
-            has_result=bool((step.result or "").strip()) and not prog.mutated and not prog.wait,
-            called=step.tool is not None,
-            new_facts=info.new_facts,
-            mutations=prog.mutations,
-            digest=prog.result_digest,
-            requery=prog.call_seen,
-            # an action's acknowledgement recurs only when the action itself repeats (nothing
-            # new learned since): "Clicked Next" between pages of new records is not a finding
-            fresh=info.next_item or info.verifies or waiting or (prog.action and prog.repeat_count < 2),
-        )
-        a.progress.learned(mem.new_facts)
-        talk = a.talk.update(
-            called=step.tool is not None,
-            user_brought_facts=info.user_terms >= NEW_FACT_TERMS,
-            text=step.text,
-            acted=prog.mutated or prog.action,
-            waiting=waiting,
-            new_item=info.names_item,
-            refused=prog.error and is_refused(step),
-        )
-        sem = a.semantic.update(
-            text_vec,
-            obs_vec,
-            structural=prog.repeat_count >= 2,
-            new_facts=mem.new_facts,
-            judged=(mem.new_facts or not acknowledged) and not waiting,
-        )
-        # Restatement evidence (near-identical step, verbatim text) is for steps without a tool
-        # call. With a call, the call's own evidence decides: it knows pollers, requested
-        # repetition and denials, and a fresh call (a poller whose result moved, the next item
-        # of a batch) is work however the narration repeats.
-        restating = step.tool is None
-        a.near_dup_streak = a.near_dup_streak + 1 if sem.near_duplicate and restating else 0
-        text = a.textual.update(step.text)
-        verbatim = text.verbatim and restating
-        a.verbatim_streak = a.verbatim_streak + 1 if verbatim else 0
-        a.phatic_streak = a.phatic_streak + 1 if restating and self.intent.is_phatic(text_vec) else 0
-        evidence = fuse(
-            step,
-            sem,
-            prog,
-            text,
-            a.near_dup_streak,
-            a.verbatim_streak,
-            config or self.config,
-            result_kind=result_kind,
-            repetition=a.repetition,
-            info=info,
-            phatic_count=a.phatic_streak,
-            memory=mem,
-            talk=talk,
-        )
-        decision = a.breaker.decide(step.index, evidence, calibrating=sem.calibrating)
-        signals: dict[str, float] = {
-            "repeat_count": float(prog.repeat_count),
-            "error_count": float(prog.error_count),
-            "cusum": sem.cusum,
-            "near_duplicate": float(sem.near_duplicate),
-            "calibrating": float(sem.calibrating),
-        }
-        for name in ("delta", "novelty", "delta_text", "novelty_result", "z", "baseline_center", "baseline_scale"):
-            value = getattr(sem, name)
-            if value is not None:
-                signals[name] = round(float(value), 6)
-        for name in ("ngram_jaccard", "longest_run", "sentence_similarity", "repeated_sentences"):
-            signals[f"text.{name}"] = round(float(getattr(text, name)), 6)
-        if prog.result_novel is not None:
-            signals["result_novel"] = float(prog.result_novel)
-        signals["streak"] = float(prog.streak)
-        if a.phatic_streak:
-            signals["phatic_streak"] = float(a.phatic_streak)
-        signals["new_terms"] = float(info.new_terms)
-        signals["info_cusum"] = info.cusum
-        signals["observed_terms"] = float(info.observed_terms)
-        signals["observed_cusum"] = info.observed_cusum
-        signals["calls_failing"] = float(info.calls_failing)
-        if info.iterating:
-            signals["iterating"] = 1.0
-        if info.z is not None:
-            signals["info_z"] = info.z
-        signals["new_facts"] = float(mem.new_facts)
-        if mem.result_recurrence is not None:
-            signals["result_recurrence"] = mem.result_recurrence
-        if mem.text_recurrence is not None:
-            signals["text_recurrence"] = mem.text_recurrence
-        signals["recurrent_in_window"] = float(mem.recurrent)
-        if talk.talk_streak:
-            signals["talk_streak"] = float(talk.talk_streak)
-        if talk.claims:
-            signals["claims"] = float(talk.claims)
-        if talk.unchanged:
-            signals["unchanged"] = float(talk.unchanged)
-        signals["oscillation"] = float(prog.oscillation)
-        signals["same_outcome_count"] = float(prog.same_outcome_count)
-        if prog.cycle_period:
-            signals["cycle_period"] = float(prog.cycle_period)
-        if result_kind:
-            signals[f"result.{result_kind}"] = 1.0
-        if a.repetition.requested:
-            signals["requested_repetition"] = float(a.repetition.bound or 0)
-        for code, score in evidence.components.items():
-            signals[f"score.{code}"] = score
-        reasons = tuple(sorted(set(evidence.reasons) | set(decision.reasons)))
-        return Verdict(
-            run_id=record.run_id,
-            step_index=step.index,
-            action=decision.action,
-            state=decision.state,
-            score=evidence.score,
-            reasons=reasons,
-            signals=signals,
-            message=decision.message,
+        return record.analysis.judge(
+            record.run_id, step, text_vec, obs_vec, intent=self.intent, context=record.context, config=config or self.config
         )
 
     def _info(self, record: RunRecord) -> RunInfo:
@@ -855,7 +673,7 @@ class Engine:
                     raise StepConflict(f"run_id: run {run_id!r} has ended; a reset would re-open it, start a new run id")
                 now = self.clock()
                 record = RunRecord(
-                    run_id=run_id, context=old.context, analysis=_Analysis(self.config), tenant=tenant, created=old.created, updated=now
+                    run_id=run_id, context=old.context, analysis=RunAnalysis(self.config), tenant=tenant, created=old.created, updated=now
                 )
                 try:
                     self.store.replace(key, record)

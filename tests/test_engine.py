@@ -172,9 +172,9 @@ def test_identical_failing_calls_trip_within_a_bound_whatever_the_narration(narr
 
 def test_lexical_similarity_alone_never_trips() -> None:
     """Evidence made only of lexical sentence similarity steers at most, however long it lasts."""
+    from plateau.analysis.facts import StepFacts
     from plateau.breaker import Breaker
-    from plateau.fuse import fuse
-    from plateau.signals.progress import ProgressSignals
+    from plateau.fuse import evidence_of
     from plateau.signals.semantic import SemanticSignals
     from plateau.signals.textual import TextualSignals
 
@@ -184,7 +184,8 @@ def test_lexical_similarity_alone_never_trips() -> None:
                              sentence_similarity=0.9, repeated_sentences=1.0, matched_step=0)
     actions = []
     for i in range(40):
-        evidence = fuse(Step(index=i, text="reworded"), SemanticSignals(calibrating=False), ProgressSignals(), lexical, 0, 0, config)
+        facts = StepFacts.of(Step(index=i, text="reworded"), semantic=SemanticSignals(calibrating=False), textual=lexical)
+        evidence = evidence_of(facts, config)
         assert evidence.reasons == ("text.lexical",) and not evidence.structural
         actions.append(breaker.decide(i, evidence, calibrating=False).action)
     assert Action.TRIP not in actions and Action.STEER in actions

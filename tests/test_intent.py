@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from plateau.analysis.facts import StepFacts
 from plateau.config import Config
-from plateau.fuse import fuse
+from plateau.fuse import evidence_of
 from plateau.signals.intent import IntentReader, Repetition, repetition_bound
 from plateau.signals.progress import ProgressSignals
-from plateau.signals.semantic import SemanticSignals
-from plateau.signals.textual import TextualSignals
 from plateau.types import Step
 
 
@@ -30,7 +29,7 @@ def test_repetition_bound_reads_counts_and_spans(request_text: str, bound: int |
 
 def _evidence(count: int, **kw):  # type: ignore[no-untyped-def]
     prog = ProgressSignals(signature="s", repeat_count=min(count, 8), streak=count)
-    return fuse(Step(index=count, tool="t", args={}, result="r"), SemanticSignals(), prog, TextualSignals(), 0, 0, Config(), **kw)
+    return evidence_of(StepFacts.of(Step(index=count, tool="t", args={}, result="r"), progress=prog, **kw), Config())
 
 
 def test_waiting_polls_use_the_poll_thresholds() -> None:

@@ -15,13 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from plateau.analysis.facts import StepFacts
 from plateau.config import Config
 from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
-from plateau.fuse import STEER_LEVEL, count_score, fuse
+from plateau.fuse import STEER_LEVEL, count_score, evidence_of
 from plateau.signals.progress import ProgressSignals, failure_count, is_mutation, is_transient, is_wait, is_waiting
-from plateau.signals.semantic import SemanticSignals
-from plateau.signals.textual import TextualSignals
 from plateau.types import Step
 from tests.conftest import shared_path
 
@@ -377,9 +376,8 @@ def test_the_same_waiting_answer_to_varied_status_calls_is_bounded_by_the_poll_l
     config = Config()
     prog = ProgressSignals(signature=f"s{count}", repeat_count=1, streak=1, same_outcome_count=count)
     step = Step(index=20, tool="bash", args={"command": "sacct -j 81234 -n -o State"}, result="PENDING (Priority)")
-    sem, text = SemanticSignals(), TextualSignals()
-    waiting = fuse(step, sem, prog, text, 0, 0, config, result_kind="waiting").components["tool.same_outcome"]
-    other = fuse(step, sem, prog, text, 0, 0, config).components["tool.same_outcome"]
+    waiting = evidence_of(StepFacts.of(step, progress=prog, result_kind="waiting"), config).components["tool.same_outcome"]
+    other = evidence_of(StepFacts.of(step, progress=prog), config).components["tool.same_outcome"]
     assert waiting == pytest.approx(count_score(count, config.poll_steer, config.poll_trip), abs=1e-4)
     assert other == pytest.approx(count_score(count, config.same_outcome_steer, config.same_outcome_trip), abs=1e-4)
     assert (waiting >= STEER_LEVEL) == (count >= config.poll_steer)

@@ -13,14 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from plateau.analysis.facts import StepFacts
 from plateau.config import Config
 from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
-from plateau.fuse import STEER_LEVEL, TRIP_LEVEL, fuse
+from plateau.fuse import STEER_LEVEL, TRIP_LEVEL, evidence_of
 from plateau.signals.information import InformationTracker
 from plateau.signals.progress import ProgressSignals
 from plateau.signals.semantic import SemanticSignals
-from plateau.signals.textual import TextualSignals
 from plateau.types import Action, Step
 from tests.conftest import shared_path
 
@@ -177,7 +177,7 @@ def test_thrash_needs_half_the_calls_failing() -> None:
     def score(failing: int) -> float:
         info = InformationSignals(calibrating=False, observed_calibrating=False, observed_cusum=9.0, calls_failing=failing)
         prog = ProgressSignals(signature="s", repeat_count=1)
-        ev = fuse(step, SemanticSignals(calibrating=False), prog, TextualSignals(), 0, 0, Config(), info=info)
+        ev = evidence_of(StepFacts.of(step, semantic=SemanticSignals(calibrating=False), progress=prog, information=info), Config())
         return ev.components.get("tool.thrash", 0.0)
 
     assert score(3) == 0.0 and score(4) >= TRIP_LEVEL
@@ -187,7 +187,7 @@ def test_courtesy_streak_scores() -> None:
     """Consecutive courtesies steer at the 3rd and reach trip level at the 5th; with a call, never."""
     def score(n: int, tool: str | None = None) -> float:
         step = Step(index=10, text="Thanks!", tool=tool, args={} if tool else None, result="ok" if tool else None)
-        ev = fuse(step, SemanticSignals(), ProgressSignals(), TextualSignals(), 0, 0, Config(), phatic_count=n)
+        ev = evidence_of(StepFacts.of(step, phatic_streak=n), Config())
         return ev.components.get("text.phatic", 0.0)
 
     assert score(1) == 0.0 and score(2) < STEER_LEVEL
@@ -266,7 +266,7 @@ def test_same_empty_answer_only_steers_but_the_same_error_trips() -> None:
     def score(error: bool) -> float:
         prog = ProgressSignals(signature="s", repeat_count=1, same_outcome_count=6, error=error)
         step = Step(index=9, tool="grep", args={"p": "x"}, result="Error: x" if error else "")
-        return fuse(step, SemanticSignals(), prog, TextualSignals(), 0, 0, Config()).components["tool.same_outcome"]
+        return evidence_of(StepFacts.of(step, progress=prog), Config()).components["tool.same_outcome"]
 
     assert score(error=True) >= TRIP_LEVEL and score(error=False) == pytest.approx(STEER_LEVEL)
 

@@ -19,8 +19,13 @@ Values and their nodes::
     deque                                {"$q": [...], "n": maxlen}
     bytes                                {"$b": base64}
     numpy array / scalar                 {"$nd": base64, "dt": "<f4", "sh": [2, 384]} / {"$ns": base64, "dt": ...}
-    enum member (plateau class)          {"$e": "module:Qualname", "v": value}
-    object, dataclass (plateau class)    {"$o": "module:Qualname", "i": id, "a": {attr: node}}
+    enum member (plateau class)          {"$e": "@stable.name", "v": value}
+    object, dataclass (plateau class)    {"$o": "@stable.name", "i": id, "a": {attr: node}}
+
+A class is named by its stable name (:data:`STATE_NAMES`; a detector by ``detector.`` and its
+registered name), never by where its code lives, so moving a class keeps stored runs
+readable: the move changes one line of :data:`STATE_NAMES`. A plateau class without a stable
+name is written as ``module:Qualname`` (and such documents are still read).
     the same object met again            {"$r": id}
 
 Set items are sorted by their encoding, so equal states give equal documents. Objects keep
@@ -49,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FORMAT", "VERSION", "CodecError", "StateLog", "decode", "dumps", "encode", "loads"]
+__all__ = ["FORMAT", "STATE_NAMES", "VERSION", "CodecError", "StateLog", "decode", "dumps", "encode", "loads"]
 
 #: Name of the document format.
 FORMAT = "plateau.state"
@@ -68,8 +73,44 @@ class CodecError(ValueError):
 
 
 # ---------------------------------------------------------------------------- encoding
+#: Stable name → ``module:Qualname`` of every class a run's learned state holds. The names are
+#: what stored documents say; the right-hand sides may change when code moves.
+STATE_NAMES: dict[str, str] = {
+    "analysis.run": "plateau.analysis:RunAnalysis",
+    "breaker": "plateau.breaker:Breaker",
+    "breaker.state": "plateau.types:BreakerState",
+    "config": "plateau.config:Config",
+    "test.calibrated_stall": "plateau.detect.calibrated:CalibratedStallTest",
+    "test.cusum": "plateau.detect.cusum:CUSUM",
+    "test.robust_baseline": "plateau.detect.robust_baseline:RobustBaseline",
+    "tracker.information": "plateau.signals.information:InformationTracker",
+    "tracker.memory": "plateau.signals.memory:RunMemory",
+    "tracker.progress": "plateau.signals.progress:ProgressTracker",
+    "tracker.semantic": "plateau.signals.semantic:SemanticTracker",
+    "tracker.talk": "plateau.signals.talk:TalkTracker",
+    "tracker.textual": "plateau.signals.textual:TextualTracker",
+    "tracker.textual.config": "plateau.signals.textual:TextualConfig",
+    "tracker.textual.entry": "plateau.signals.textual:_Entry",
+    "intent.repetition": "plateau.signals.intent:Repetition",
+    "policy.tool": "plateau.policy:ToolPolicy",
+}
+_NAME_OF: dict[str, str] = {}  # module:Qualname -> stable name, with the detectors
+
+
+def _stable_names() -> dict[str, str]:
+    if not _NAME_OF:
+        from plateau.analysis.registry import DETECTORS
+
+        names = {f"{d.__module__}:{d.__qualname__}": f"detector.{d.name}" for d in DETECTORS}
+        names.update({where: name for name, where in STATE_NAMES.items()})
+        _NAME_OF.update(names)
+    return _NAME_OF
+
+
 def _qualname(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
+    where = f"{cls.__module__}:{cls.__qualname__}"
+    name = _stable_names().get(where) if _allowed_module(cls.__module__) else None
+    return f"@{name}" if name is not None else where
 
 
 def _allowed_module(module: str) -> bool:
@@ -168,6 +209,13 @@ def _resolve(name: Any, path: str) -> type:
         raise CodecError(f"{path}: class name must be a string")
     cls = _CLASSES.get(name)
     if cls is not None:
+        return cls
+    if name.startswith("@"):
+        where = {v: k for k, v in _stable_names().items()}.get(name[1:])
+        if where is None:
+            raise CodecError(f"{path}: unknown class {name!r} (no class has this stable name)")
+        cls = _resolve(where, path)
+        _CLASSES[name] = cls
         return cls
     module_name, _, qual = name.partition(":")
     if not _allowed_module(module_name) or not qual:

@@ -62,13 +62,15 @@ log = logging.getLogger("plateau.store")
 
 #: Version of the table layout (``PRAGMA user_version``); version 1 files are upgraded.
 SCHEMA_VERSION = 2
-#: Format of the stored learned state: 4 to 6 are :mod:`plateau.store.codec` (5: the progress
+#: Format of the stored learned state: 4 to 7 are :mod:`plateau.store.codec` (5: the progress
 #: tracker remembers the previous call; 6: repeated actions, written files and statements of
-#: no change; 3 was pickle, refused).
+#: no change; 7: the step analysis as detectors under :mod:`plateau.analysis`, every class named
+#: by its stable name (:data:`plateau.store.codec.STATE_NAMES`), so moving code no longer
+#: changes stored documents; 3 was pickle, refused).
 #: New trackers and fields need no codec change, but a stored run decoded into changed classes
 #: would lack their new fields: bump this number whenever the classes behind the learned state
 #: change (both the SQLite and the Redis store refuse runs of another format, naming both).
-ANALYSIS_FORMAT = 6
+ANALYSIS_FORMAT = 7
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (

@@ -1,0 +1,125 @@
+"""Step analysis: facts once per step, detectors over the facts, fusion over the findings.
+
+- :mod:`plateau.analysis.facts`: :class:`~plateau.analysis.facts.StepFacts`, computed once
+  per step by the run's trackers in a declared order;
+- :mod:`plateau.analysis.detector`: the detector contract (``update(facts, config) ->
+  Finding | None``, declared rules and thresholds);
+- :mod:`plateau.analysis.detectors`: the detectors, one family per file;
+- :mod:`plateau.analysis.registry`: the list of detectors and the policy built from them;
+- :mod:`plateau.fuse`: fusion, the policy table applied to one step's findings.
+
+:class:`RunAnalysis` is a run's learned state; :meth:`RunAnalysis.judge` is the whole analysis
+of one step. The engine keeps locks, order and storage, and no analysis.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from plateau.analysis.detector import Detector, Finding
+from plateau.analysis.facts import StepFacts, compute_facts
+from plateau.analysis.registry import DETECTORS
+from plateau.breaker import Breaker
+from plateau.config import Config
+from plateau.signals.information import InformationTracker
+from plateau.signals.intent import IntentReader, Repetition
+from plateau.signals.memory import RunMemory
+from plateau.signals.progress import ProgressTracker
+from plateau.signals.semantic import SemanticTracker
+from plateau.signals.talk import TalkTracker
+from plateau.signals.textual import TextualTracker
+from plateau.types import Step, Verdict
+
+if TYPE_CHECKING:
+    from plateau.policy import ToolPolicy
+
+__all__ = ["Detector", "Finding", "RunAnalysis", "StepFacts"]
+
+
+class RunAnalysis:
+    """The learned per-run state behind verdicts (rebuilt from nothing on reset).
+
+    Attributes
+    ----------
+    semantic, progress, textual, information, memory, talk
+        The trackers that compute the step facts.
+    detectors
+        Registered name → detector instance (:data:`plateau.analysis.registry.DETECTORS`).
+    breaker
+        The run's :class:`~plateau.breaker.Breaker`.
+    repetition
+        What the run's request asks to be repeated (None until the first step).
+    near_dup_streak, verbatim_streak, phatic_streak
+        Current restatement streaks (ints >= 0), facts of the next step.
+    call_outcomes
+        The latest (result, status) of recent distinct calls, in the order first seen
+        (:meth:`plateau.engine.Engine.check` predicts a repeated call's result from it).
+    tool_policy
+        Tool policy the run declared (:mod:`plateau.policy`), over ``Config.tool_policy``.
+    """
+
+    def __init__(self, config: Config) -> None:
+        self.semantic = SemanticTracker(config)
+        self.progress = ProgressTracker(window=config.window)
+        self.textual = TextualTracker()
+        self.information = InformationTracker(config)
+        self.memory = RunMemory(window=config.window)
+        self.talk = TalkTracker(horizon=2 * config.window)
+        self.detectors: dict[str, Detector] = {d.name: d() for d in DETECTORS}
+        self.breaker = Breaker(config)
+        self.near_dup_streak = 0
+        self.verbatim_streak = 0
+        self.phatic_streak = 0
+        self.repetition: Repetition | None = None
+        self.call_outcomes: dict[str, tuple[str | None, str]] = {}
+        self.tool_policy: dict[str, ToolPolicy] = {}
+
+    def detect(self, facts: StepFacts, config: Config) -> dict[str, Finding]:
+        """Every detector's finding on ``facts``, by reason code, in registry order."""
+        detectors = getattr(self, "detectors", None)
+        if detectors is None:  # state stored before detectors kept state of their own
+            detectors = self.detectors = {d.name: d() for d in DETECTORS}
+        found: dict[str, Finding] = {}
+        for cls in DETECTORS:
+            detector = detectors.get(cls.name)
+            if detector is None:  # a detector added since the run was stored
+                detector = detectors[cls.name] = cls()
+            finding = detector.update(facts, config)
+            if finding is not None:
+                found[finding.code] = finding
+        return found
+
+    def judge(
+        self,
+        run_id: str,
+        step: Step,
+        text_vec: np.ndarray | None,
+        obs_vec: np.ndarray | None,
+        *,
+        intent: IntentReader,
+        context: str | None,
+        config: Config,
+    ) -> Verdict:
+        """The verdict of one step: facts, findings, fusion, the breaker. Moves the state on."""
+        from plateau.fuse import fuse
+
+        facts = compute_facts(self, step, text_vec, obs_vec, intent, context)
+        findings = self.detect(facts, config)
+        evidence = fuse(findings, facts, config)
+        decision = self.breaker.decide(step.index, evidence, calibrating=facts.semantic.calibrating)
+        signals = facts.signals()
+        for code, score in evidence.components.items():
+            signals[f"score.{code}"] = score
+        return Verdict(
+            run_id=run_id,
+            step_index=step.index,
+            action=decision.action,
+            state=decision.state,
+            score=evidence.score,
+            reasons=tuple(sorted(set(evidence.reasons) | set(decision.reasons))),
+            signals=signals,
+            message=decision.message,
+        )
+

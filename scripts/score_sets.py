@@ -11,8 +11,10 @@ Without ``--set`` it scores the sets that exist of:
 - ``real``: ``../shared/data/real-runs`` (runs with outcomes: a run that succeeded or finished
   must not be tripped; steer rate on them; trips on runs that failed, for reference);
 - ``trajectories``: ``../shared/data/trajectories`` (two SWE-agent runs, unlabelled);
-- ``blind`` to ``blind7``: ``evals/blind*`` (labelled; written without reading the code; see
-  each set's README for what it was scored against and whether it is still blind);
+- ``blind8``: ``evals/blind8`` (labelled; written without reading the code, scored once at the
+  end of the round it was written in; its README says when that happened);
+- ``dev-set1`` to ``dev-set7``: ``evals/dev-set*`` (labelled; written without reading the code,
+  but each was scored more than once and some shaped changes, so they are development sets);
 - ``dev``: ``evals/dev`` (labelled; read and developed against, so it flatters);
 - ``examples``: ``examples`` (labelled).
 
@@ -43,13 +45,14 @@ DEFAULT_SETS = {
     "benchmark": SHARED / "benchmark" / "steps",
     "real": SHARED / "data" / "real-runs",
     "trajectories": SHARED / "data" / "trajectories",
-    "blind": ROOT / "evals" / "blind",
-    "blind2": ROOT / "evals" / "blind2",
-    "blind3": ROOT / "evals" / "blind3",
-    "blind4": ROOT / "evals" / "blind4",
-    "blind5": ROOT / "evals" / "blind5",
-    "blind6": ROOT / "evals" / "blind6",
-    "blind7": ROOT / "evals" / "blind7",
+    "dev-set1": ROOT / "evals" / "dev-set1",
+    "dev-set2": ROOT / "evals" / "dev-set2",
+    "dev-set3": ROOT / "evals" / "dev-set3",
+    "dev-set4": ROOT / "evals" / "dev-set4",
+    "dev-set5": ROOT / "evals" / "dev-set5",
+    "dev-set6": ROOT / "evals" / "dev-set6",
+    "dev-set7": ROOT / "evals" / "dev-set7",
+    "blind8": ROOT / "evals" / "blind8",
     "dev": ROOT / "evals" / "dev",
     "examples": ROOT / "examples",
 }

@@ -17,21 +17,18 @@ threshold). The prototypes are written for kinds of text, not copied from any la
 Measured on all-MiniLM-L6-v2 (the observation text ``tool: result`` against the prototypes,
 which were written for kinds of text and are not copied from any labelled case): requests
 for repetition score 0.50-0.68 against the repetition prototypes and other task descriptions
-0.0-0.36. Waiting results worded in ways no prototype uses ("process: (no new output)",
-"check_job: Job 4411 is still running (elapsed 00:14:02)", a JSON ``"state": "RUNNING"``)
-score 0.53-0.61 against the waiting prototypes, and of the 2,944 other tool results of the
-step benchmark, the SWE-agent trajectories and the real runs of ``shared/data`` none that is
-not a waiting state scores above 0.43. Denials in new wordings ("The operator declined to
-approve running this command.", "Command execution was rejected by the user.", "The user
-denied this operation.") score 0.69-0.81 against the denial prototypes and other results at
-most 0.45 (``tests/test_intent.py`` checks new wordings on the model). Courtesies written for
-this check (18 of them, none from a labelled case) score 0.40-0.80 against the phatic
-prototypes (14 of 18 at 0.5 or more); messages that thank *and* carry a request or a fact
-("Thanks! Could you also add a legend?", "Thank you for the report; reproducing the crash
-now") score at most 0.44. Of the 631 other step texts of the step benchmark and the SWE-agent
-trajectories (closing-loop cases left out), two score above 0.5, and both are courtesies
-("Thanks all. Aligned.", 0.50 and 0.55, at the end of a design chat); the rest score at most
-0.44 (``scripts/calibrate_intent.py`` reproduces these numbers).
+0.0-0.36. Waiting results written for the check in wordings no prototype uses score 0.53-0.61
+against the waiting prototypes, and of the 2,944 other tool results of the step benchmark, the
+SWE-agent trajectories and the real runs of ``shared/data`` none that is not a waiting state
+scores above 0.43. Denials written for the check score 0.69-0.81 against the denial prototypes
+and other results at most 0.45 (``tests/test_intent.py`` holds the wordings; some of them
+resemble results in the step benchmark, so these numbers are measured on text the prototypes
+were checked against, not on unseen text). Courtesies written for this check (18 of them)
+score 0.40-0.80 against the phatic prototypes (14 of 18 at 0.5 or more); messages that thank
+*and* carry a request or a fact score at most 0.44. Of the 631 other step texts of the step
+benchmark and the SWE-agent trajectories (closing-loop cases left out), two score above 0.5,
+and both are courtesies at the end of a design chat; the rest score at most 0.44
+(``scripts/calibrate_intent.py`` reproduces these numbers).
 Thresholds sit in those gaps.
 """
 

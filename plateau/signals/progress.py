@@ -201,12 +201,16 @@ def tool_signature(step: Step) -> str | None:
 MAX_ERRORS = 10_000
 
 #: A retried call is a *close variant* of the failed one: the same call with a local
-#: correction. For two argument texts of ``n`` characters that differ in one stretch of ``m``
-#: characters, the character 4-gram Jaccard is about ``(n - m) / (n + m)``, so a threshold of
-#: 2/3 means "at most a fifth of the call changed" (``m <= n / 5``): a corrected line range, a
-#: fixed quote or flag, a bumped timeout. Changing a whole file name in a short path (two
-#: sibling files, ``m`` near ``n / 2``) gives about 1/3, and a different command far less:
-#: those are other calls, whose success says nothing about the failed one.
+#: correction, taken as "at most about a fifth of the call changed" (a stated principle, not a
+#: value measured on cases). For an argument text of ``n`` characters that differs in one
+#: interior stretch of ``m`` characters, the character 4-gram Jaccard is
+#: ``(n - m - 6) / (n + m)`` (the stretch breaks ``m + 3`` grams on each side), about
+#: ``(n - m) / (n + m)`` for long texts, so 2/3 means ``m <= (n - 18) / 5``: a corrected line
+#: range, a fixed quote or flag, a bumped timeout in a typical JSON argument text. On very short
+#: argument texts (under about 25 characters) the gram width dominates and even a
+#: one-character change falls below it, so a success there is not read as recovery. Recovery
+#: only restarts evidence; ``scripts/calibrate.py`` measures the detectors it feeds
+#: (``error_repeat``) against their false-alarm budget on finished runs.
 RECOVERY_SIMILARITY = 2 / 3
 
 

@@ -37,6 +37,7 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
+from plateau import lexicon
 from plateau.config import Config
 from plateau.signals.progress import normalize_asked, normalize_result, normalize_volatile, strip_placeholders
 from plateau.signals.semantic import calibrated_test
@@ -119,7 +120,7 @@ def asked_tokens(args: str) -> set[str]:
 
 
 #: Argument keys that name what a write writes to.
-_TARGET_KEY = re.compile(r"^(?:path|file|file_?path|file_?name|target|dest|destination|output|out_?file)$", re.IGNORECASE)
+_TARGET_KEY = lexicon.pattern("write-target-keys", prefix="^", suffix="$", flags=re.IGNORECASE)
 
 
 def write_targets(args: str | None) -> set[str]:

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from plateau import lexicon
 from plateau.embed import Embedder
 
 __all__ = [
@@ -54,39 +55,12 @@ __all__ = [
     "repetition_bound",
 ]
 
-REPETITION_PROTOTYPES = (
-    "Run the command several times.",
-    "Poll the job status until it finishes.",
-    "Check the status every few minutes until it is done.",
-    "Repeat this until it succeeds.",
-    "Keep retrying the request until it works.",
-    "Run the test many times to check for flakiness.",
-    "Watch the deployment and report when it completes.",
-)
-WAITING_PROTOTYPES = (
-    "nothing new was printed since the last check",
-    "still running, no output yet",
-    "status: running",
-    "the job is still in progress",
-    "pending: waiting for the process to finish",
-)
-DENIAL_PROTOTYPES = (
-    "Permission to run this command was refused by the user.",
-    "The user rejected this tool call.",
-    "The operation was not approved and did not run.",
-)
-PHATIC_PROTOTYPES = (
-    "Thank you very much for your help.",
-    "Thanks, I appreciate it.",
-    "You're welcome, happy to help.",
-    "Glad I could help. Feel free to reach out if anything else comes up.",
-    "Thanks, that works perfectly.",
-    "No problem at all!",
-    "Goodbye, have a nice day.",
-    "Take care, bye!",
-    "Thanks, same to you!",
-    "Great, thanks everyone.",
-)
+#: Prototype sentences of each class (lists ``repetition-prototypes``, ``waiting-prototypes``,
+#: ``denial-prototypes``, ``phatic-prototypes`` of :mod:`plateau.lexicon`).
+REPETITION_PROTOTYPES = lexicon.load("repetition-prototypes")
+WAITING_PROTOTYPES = lexicon.load("waiting-prototypes")
+DENIAL_PROTOTYPES = lexicon.load("denial-prototypes")
+PHATIC_PROTOTYPES = lexicon.load("phatic-prototypes")
 
 #: Cosine to the nearest repetition prototype above which a request asks for repetition.
 REPETITION_THRESHOLD = 0.45

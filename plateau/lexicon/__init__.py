@@ -77,17 +77,19 @@ def lexicon(name: str) -> Lexicon:
     key = None
     in_header = True
     for raw in text.splitlines():
-        line = raw.strip()
+        line = raw.rstrip()
         if line.startswith("#"):
             if in_header:
-                body = line.lstrip("#").strip()
-                m = re.match(r"([a-z][\w-]*):\s*(.*)", body)
+                body = line[1:].strip()
+                # "# key: value" opens a field; a line indented further ("#   more") continues it
+                m = None if line[1:].startswith("  ") else re.match(r"([a-z][\w-]*):\s*(.*)", body)
                 if m:
                     key = m.group(1).lower()
                     header[key] = m.group(2)
                 elif key is not None and body:
                     header[key] = f"{header[key]} {body}".strip()
             continue
+        line = line.strip()
         if not line:
             continue
         in_header = False

@@ -153,7 +153,7 @@ def observed_terms(result: str) -> set[str]:
     never the fact that changed; and tokens that mix letters with four
     or more digits dropped (log-file stamps such as ``19t10_05_40_118z``, request and build
     ids): they change on every call without saying anything about the task. Plain numbers
-    ("8760 rows", "257 days") stay."""
+    ("1200 rows", "90 days") stay."""
     return {
         t
         for t in content_terms(strip_placeholders(normalize_result(result)))

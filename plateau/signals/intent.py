@@ -7,9 +7,9 @@ threshold). The prototypes are written for kinds of text, not copied from any la
 
 - :meth:`IntentReader.requested_repetition`: did the user ask for repetition ("poll until it
   finishes", "run it 8 times")? If so, how many times (a bound read from the numbers in the
-  request: "every 5 minutes for up to 30 minutes" allows 6; "8 times" allows 8)?
+  request: "every 10 minutes for an hour, 60 minutes" allows 6; "8 times" allows 8)?
 - :meth:`IntentReader.result_kind`: is a tool result a *waiting* state (a poller's "no new
-  output", "still running") or a *denial* by the user ("the user denied this operation")?
+  output", "still running") or a *denial* by the user (the user refused the call)?
 - :meth:`IntentReader.is_phatic`: is a message only a courtesy (thanks, you're welcome,
   goodbye) with no task content? Two agents that keep thanking each other after the work is
   done are stuck in a "gratitude loop" (AutoGen issue #254 and FAQ, PR #390).
@@ -21,16 +21,16 @@ for repetition score 0.50-0.68 against the repetition prototypes and other task 
 "check_job: Job 4411 is still running (elapsed 00:14:02)", a JSON ``"state": "RUNNING"``)
 score 0.53-0.61 against the waiting prototypes, and of the 2,944 other tool results of the
 step benchmark, the SWE-agent trajectories and the real runs of ``shared/data`` none that is
-not a waiting state scores above 0.43. Denials in new wordings ("The operator declined to
-approve running this command.", "Command execution was rejected by the user.", "The user
-denied this operation.") score 0.69-0.81 against the denial prototypes and other results at
+not a waiting state scores above 0.43. Denials in new wordings (an operator who declined to
+approve a command, a user who rejected its execution, a user who denied an operation) score
+0.69-0.81 against the denial prototypes and other results at
 most 0.45 (``tests/test_intent.py`` checks new wordings on the model). Courtesies written for
 this check (18 of them, none from a labelled case) score 0.40-0.80 against the phatic
 prototypes (14 of 18 at 0.5 or more); messages that thank *and* carry a request or a fact
 ("Thanks! Could you also add a legend?", "Thank you for the report; reproducing the crash
 now") score at most 0.44. Of the 631 other step texts of the step benchmark and the SWE-agent
 trajectories (closing-loop cases left out), two score above 0.5, and both are courtesies
-("Thanks all. Aligned.", 0.50 and 0.55, at the end of a design chat); the rest score at most
+(two short thank-you notes at the end of a design chat, 0.50 and 0.55); the rest score at most
 0.44 (``scripts/calibrate_intent.py`` reproduces these numbers).
 Thresholds sit in those gaps.
 """
@@ -79,8 +79,8 @@ def repetition_bound(text: str) -> int | None:
     """How many repetitions a request allows, from its numbers; None when it names none.
 
     One number is the count ("run it 8 times" → 8). With several, a larger one that is a
-    multiple of a smaller one is read as a span over an interval ("every 5 minutes for up to
-    30 minutes" → 30 / 5 = 6); otherwise the largest number counts. Numbers above 1,000 are
+    multiple of a smaller one is read as a span over an interval ("every 10 minutes for 60
+    minutes" → 60 / 10 = 6); otherwise the largest number counts. Numbers above 1,000 are
     ignored (they are ids or years, not counts).
     """
     nums = sorted({int(n) for n in _NUMBER.findall(text) if 0 < int(n) <= 1000})

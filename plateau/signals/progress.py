@@ -108,7 +108,7 @@ def normalize_volatile(text: str) -> str:
 #: stretch of at least 16 letters and digits that mixes upper case, lower case and digits (an
 #: SQS receipt handle, a session or pagination token, a JWT segment, a signature). Random
 #: strings say nothing about the task and change on every call; words, paths and identifiers
-#: break into short segments (``NIB-185Ah-prismatic-rev3``) or do not mix all three.
+#: break into short segments (``ACME-20Wh-cell-rev2``) or do not mix all three.
 _OPAQUE_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{16,}(?![A-Za-z0-9+/_=-])")
 _OPAQUE_RUN = re.compile(r"[A-Za-z0-9]{16,}")
 _OPAQUE_MIN_EACH = 2  # digits, upper-case and lower-case letters each (at least)
@@ -224,19 +224,22 @@ def _args_similarity(a: str, b: str) -> float:
 #: Tool names that change the world they act on (a file, a record, a setting): an edit, a
 #: write, a patch. Matched as whole words of the tool name (``edit_file``, ``str_replace``,
 #: ``update_reservation``, ``git_commit``).
+#: Wording: list ``mutating-tool-words`` of :mod:`plateau.lexicon`.
 _MUTATING_TOOL = lexicon.pattern("mutating-tool-words", prefix=r"(?:^|[_\-.\s])", suffix=r"(?:$|[_\-.\s])", flags=re.IGNORECASE)
 #: Tool names that act on what an interface shows (a browser page, a form, a chat): a click,
 #: a key press, typing, scrolling, a message sent. Their result is what the interface shows
 #: next (an observation), so they are not mutations; but the same action acknowledged the
 #: same way is a repeat only when nothing new was learned since (``click Next`` between pages).
+#: Wording: list ``interface-action-words`` of :mod:`plateau.lexicon`.
 _ACTION_TOOL = lexicon.pattern("interface-action-words", prefix=r"(?:^|[_\-.\s])", suffix=r"(?:$|[_\-.\s])", flags=re.IGNORECASE)
 #: Shell commands that change files or installed state: in-place editors, file-system changes,
 #: package installs, version-control writes, patch application, cluster and cloud writes, and
 #: SQL writes, also quoted inside a client call (``psql -c "CREATE INDEX …"``).
+#: Wording: list ``mutating-shell`` of :mod:`plateau.lexicon`.
 _MUTATING_SHELL = lexicon.pattern("mutating-shell", prefix=r"(?:^|[;&|(]\s*|\s|[\"'])", suffix=r"\b")
 #: Output redirection into a file (``> out.txt``, ``>> log``, ``cat > t.py << EOF``), read
 #: outside quoted strings and not in an SQL statement, where ``>`` compares
-#: (``python -c "print(a > b)"``, ``WHERE applied_at > now()``).
+#: (``python -c "print(a > b)"``, ``WHERE created_at > now()``).
 _REDIRECT = re.compile(r"[^>&2]>>?\s*[\w./~\"']")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 _SQL_READ = re.compile(r"\s*(?:select|with|explain|show|describe|values)\b", re.IGNORECASE)
@@ -247,15 +250,18 @@ def _redirects(command: str) -> bool:
     return _SQL_READ.match(command) is None and _REDIRECT.search(_QUOTED.sub("''", command)) is not None
 
 
-#: Results that report a change made: PostgreSQL command tags (``INSERT 0 3``, ``UPDATE 12``,
+#: Results that report a change made: PostgreSQL command tags (``INSERT 0 5``, ``UPDATE 12``,
 #: ``DELETE 0``, ``COPY 500``), MySQL's "Query OK, 3 rows affected", kubectl's
 #: ``node/x drained``, ``deployment.apps/api configured``.
+#: Wording: list ``mutation-results`` of :mod:`plateau.lexicon`.
 _MUTATION_RESULT = lexicon.pattern("mutation-results", flags=re.MULTILINE | re.IGNORECASE)
 #: An HTTP write from the shell: ``curl -X POST|PUT|PATCH|DELETE`` or HTTPie's ``http PUT``
 #: (a search or query endpoint posted to is a read).
+#: Wording: lists ``http-writes``, ``read-endpoints`` of :mod:`plateau.lexicon`.
 _HTTP_WRITE = re.compile(lexicon.alternation("http-writes") + r"(?![^|;&\n]*" + lexicon.alternation("read-endpoints") + ")")
-#: A script whose name says it writes: ``./scripts/migrate_tenant.sh``, ``deploy.py``,
+#: A script whose name says it writes: ``./scripts/migrate_db.sh``, ``deploy.py``,
 #: ``backfill-day.sh`` (a verb of writing at the start of the file name).
+#: Wording: list ``write-script-words`` of :mod:`plateau.lexicon`.
 _MUTATING_SCRIPT = lexicon.pattern(
     "write-script-words", prefix=r"(?:^|[\s/;&|])", suffix=r"[\w-]*\.(?:sh|py|rb|js|ts|pl)\b", flags=re.IGNORECASE
 )
@@ -266,9 +272,9 @@ def is_mutation(step: Step) -> bool:
     tool whose name says it writes (``edit_file``, ``apply_patch``, ``update_order``), a
     shell command that writes (redirection into a file, ``sed -i``, ``mv``, ``pip install``,
     ``git checkout``, ``kubectl drain``, ``helm upgrade``, SQL ``INSERT``/``UPDATE`` …), a
-    script named for a write (``migrate_tenant.sh``, ``deploy.py``), an HTTP write (``curl -X
+    script named for a write (``migrate_db.sh``, ``deploy.py``), an HTTP write (``curl -X
     POST``, not to a search endpoint), or a result that reports a
-    change (``INSERT 0 3``, ``5 rows affected``, ``node/x drained``, ``restored 41 tables``).
+    change (``INSERT 0 5``, ``5 rows affected``, ``node/x drained``, ``restored 12 tables``).
     A failed call changed nothing.
 
     This is what makes a re-run check *verification* rather than a repeat: the same passing
@@ -294,6 +300,7 @@ def _asks_to_write(step: Step) -> bool:
 
 
 #: A failure that says the caller may not do this: an authorization refusal, whatever the call.
+#: Wording: list ``refusals`` of :mod:`plateau.lexicon`.
 _DENIED = lexicon.pattern("refusals", flags=re.IGNORECASE)
 
 
@@ -308,6 +315,7 @@ def is_refused(step: Step) -> bool:
 
 
 #: A tool whose name says it only waits (``sleep``, ``wait``, ``time.sleep``).
+#: Wording: list ``wait-tool-words`` of :mod:`plateau.lexicon`.
 _WAIT_TOOL = lexicon.pattern("wait-tool-words", prefix=r"(?:^|[_\-.\s])", suffix="$", flags=re.IGNORECASE)
 _SLEEP = r"\s*sleep\s+\d+(?:\.\d+)?[smhd]?\s*"
 #: A shell command that only waits: ``sleep 30``, ``sleep 1m`` alone.
@@ -318,10 +326,11 @@ _WAIT_SHELL = re.compile(_SLEEP + r";?\s*")
 #: value says it is still under way (``"Status": "InProgress"``, ``state: RUNNING``,
 #: ``phase=Pending``, ``conclusion: null`` is not one). What GitHub Actions, Kubernetes,
 #: SageMaker, Batch and most job APIs answer while a job runs.
+#: Wording: list ``pending-states`` of :mod:`plateau.lexicon`.
 _PENDING = lexicon.alternation("pending-states")
 _PENDING_STATUS = re.compile(r"\b(?:status|state|phase|stage)\b[\"']?\s*[:=]\s*[\"']?" + _PENDING + r"\b", re.IGNORECASE)
 #: A line that is only a status still under way, bare or after a short label
-#: (``in_progress``, ``integration: queued``, ``- state: Pending``).
+#: (``in_progress``, ``build: queued``, ``- state: Pending``).
 _PENDING_LINE = re.compile(
     r"^[\s\-*]*(?:[\w.\- ]{1,40}[:=]\s*)?[\"']?" + _PENDING + r"[\"']?[.,]?\s*$", re.IGNORECASE | re.MULTILINE
 )
@@ -352,7 +361,7 @@ def is_wait(step: Step) -> bool:
     if step.tool is None or is_error(step):
         return False
     if _WAIT_TOOL.search(step.tool):
-        return True  # whatever it printed ("Waited 10 s")
+        return True  # whatever it printed ("slept 5 s")
     if (step.result or "").strip():
         return False
     texts = _strings(step.args)
@@ -419,6 +428,7 @@ def is_error(step: Step) -> bool:
 #: A failure the service itself calls passing, by its own account: waiting will help (HTTP
 #: 429 Too Many Requests, RFC 6585 §4; 502, 503 with Retry-After, 504, RFC 9110 §15.6; 529
 #: "overloaded", as LLM APIs answer). A 500 is left out: it is as often a standing bug.
+#: Wording: list ``transient-failures`` of :mod:`plateau.lexicon`.
 _TRANSIENT = lexicon.pattern("transient-failures", flags=re.IGNORECASE)
 #: A failure count in a checker's summary: "3 failed", "Found 12 errors", "14 problems".
 _FAILURE_COUNT = re.compile(r"\b(\d+)\s+(?:failed|failures?|errors?|problems?)\b", re.IGNORECASE)
@@ -495,7 +505,7 @@ class ProgressSignals:
         non-empty answer with no mutation in between (0 for a mutation's acknowledgement).
     oscillation
         Times the run has returned to a test state (passed, failed) it had already reported
-        since the last progress, this step included (tests 62/2 ↔ 61/3 is not progress).
+        since the last progress, this step included (tests 40/2 ↔ 39/3 is not progress).
     state
         The (tests_passed, tests_failed) state this step reports, or None.
     recovered

@@ -13,19 +13,19 @@ has made at least one tool call. A call, or a user who says something new, ends 
 run that never called a tool (pure reasoning, a chat between agents) has no streak: its
 narration is judged by the semantic and textual layers alone.
 
-It also counts ``claims``: steps without a call whose text says an action is done ("I've
-saved the model", "the reservation has been updated", "it's deployed now";
-:data:`CLAIM`) since the last call that changed something (a mutation or an interface
+It also counts ``claims``: steps without a call whose text says an action is done (a
+first-person perfect or a passive of a verb of writing: "I have saved the file", "the order
+has been updated"; :data:`CLAIM`) since the last call that changed something (a mutation or an interface
 action). One claim after the work is a report; a third with no write behind any of them is
 the agent asserting what it never did, however much the user says in between.
 
 And it counts ``unchanged``: steps whose text says that what the step found changes nothing
-("the same ~1.9 s", "nothing has moved", "the diagnosis stands", "as before";
+(no change, still the same, no difference, as before, a conclusion that stands;
 :data:`UNCHANGED`) since the last call that changed something or the last user message that
 brought new facts, waits and statements about the next item of a series excluded (an
-audit's "role X: unchanged since the last audit" is that role's finding); and whether a call
-was refused since the last successful write (``blocked``). An agent whose fix was refused
-("must be owner of table", "403") and that keeps re-checking with varied calls, whose answers
+audit that reports each item of a series unchanged gives that item's finding); and whether a
+call was refused since the last successful write (``blocked``). An agent whose fix was
+refused (an ownership or permission error, an HTTP 403) and that keeps re-checking with varied calls, whose answers
 carry incidental new words, is seen by neither the repeat counters nor the information tests,
 while its own narration reports step after step that it learned nothing (the paraphrase
 plateau: a conclusion restated in new words). Without a refusal, the same statements are as
@@ -43,7 +43,7 @@ from plateau import lexicon
 __all__ = ["CLAIM", "UNCHANGED", "TalkSignals", "TalkTracker", "claims_action", "says_unchanged"]
 
 #: A sentence that says a write is done: a first-person perfect or a passive/stative of a
-#: completed write verb ("I've saved", "has been updated", "is now deployed", "it's saved";
+#: completed write verb ("I have sent", "has been created", "is now enabled";
 #: lists ``claim-auxiliaries``, ``claim-adverbs``, ``claim-verbs`` of :mod:`plateau.lexicon`).
 #: English only; other languages are left to the talk streak.
 _AUX, _ADVERB, _VERB = (lexicon.alternation(name) for name in ("claim-auxiliaries", "claim-adverbs", "claim-verbs"))
@@ -92,7 +92,7 @@ class TalkSignals:
         them.
     blocked
         A call was refused since the last write that succeeded: a write that failed, or any
-        call whose error says the caller may not do it (``must be owner``, ``403``;
+        call whose error says the caller may not do it (an ownership or permission error, ``403``;
         :func:`plateau.signals.progress.is_refused`). Statements of no change
         while blocked are a plateau; without a refusal they may be an audit or a watch that
         found nothing, and the fusion does not count them (:func:`plateau.fuse.fuse`).
@@ -139,7 +139,7 @@ class TalkTracker:
         narration, ``acted`` whether its call changed something (a mutation, an
         interface action), ``waiting`` whether it waits (a poll, a status under way) and
         ``new_item`` whether its call asks about the next item of a series and its narration
-        names that item (an audit table by table: "orders: unchanged" is that item's finding,
+        names that item (an audit item by item: "item 7: unchanged" is that item's finding,
         not a restated conclusion); ``refused`` whether its call was refused (:func:`plateau.signals.progress.is_refused`)."""
         claim = 0
         if acted:

@@ -42,7 +42,7 @@ Normalisation (applied before hashing and before sentence comparison)
    ``hh:mm:ss[.fff]`` (``_time_``) and measured durations written as decimal seconds or
    milliseconds, e.g. ``3.21s``, ``450 ms`` (``_dur_``).
 3. Other numbers are kept verbatim: in agent narration they usually carry the progress
-   (``62 passed`` vs ``61 passed``), and a step whose counts moved is not a repeat.
+   (``40 passed`` vs ``39 passed``), and a step whose counts moved is not a repeat.
 4. Tokens are ``\\w+`` runs (Unicode-aware), except that each Chinese/Japanese
    character is a token of its own; whitespace and punctuation only separate tokens,
    so any whitespace run is collapsed and punctuation is ignored.

@@ -1,6 +1,6 @@
 """The request's context: repetition the user asked for, and its bound.
 
-A user who asks for uniform output ("print OK 50 times", "repeat the word 'buffalo' 8 times",
+A user who asks for uniform output ("print DONE 40 times", "repeat the word 'hello' 5 times",
 "write the line over and over") gets it -- a count alone ("write 500 lines of code") asks for
 volume, not repetition, and excuses nothing unless the request names the unit: :class:`RequestContext` reads the request (the user's
 last message) and excuses a fire whose repeated unit the request names -- or any repetition,
@@ -64,9 +64,9 @@ class RequestContext:
 
     Examples
     --------
-    >>> ctx = RequestContext.parse("Please print OK 50 times, one per line.")
+    >>> ctx = RequestContext.parse("Please print DONE 40 times, one per line.")
     >>> ctx.requested, ctx.bound, ctx.units
-    (True, 50, ('ok',))
+    (True, 40, ('done',))
     >>> RequestContext.parse("Summarise this file.").requested
     False
     """

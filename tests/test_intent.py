@@ -15,7 +15,7 @@ from plateau.types import Step
 @pytest.mark.parametrize(
     ("request_text", "bound"),
     [
-        ("Poll its status every 5 minutes for up to 30 minutes.", 6),
+        ("Poll its status every 10 minutes for up to 60 minutes.", 6),
         ("Run the flaky test 8 times.", 8),
         ("Keep polling until the job is done.", None),
         ("Check 3 replicas, 4 times each.", 4),

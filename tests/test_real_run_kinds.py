@@ -621,7 +621,7 @@ def test_statements_of_no_change_are_read_in_five_languages() -> None:
     from plateau.signals.talk import says_unchanged
 
     for text in ("Nothing has moved; same picture as before.", "My recommendation remains: roll back.", "Sin cambios en los tickets.",
-                 "La situación sigue igual.", "Rien de nouveau dans les journaux.", "Der Befund ist unverändert.", "结论不变，仍需回滚。",
+                 "La situación sigue igual.", "Aucun changement dans les journaux.", "Der Befund ist unverändert.", "结论不变，仍需回滚。",
                  "Même refus de permission.", "Mismo error de autorización.", "Put differently, the regular method saves more."):
         assert says_unchanged(text), text
     for text in ("I fixed the same bug in b.py.", "Run the same command on the next host.", "The build changed three files.",

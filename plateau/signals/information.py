@@ -37,6 +37,7 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
+from plateau import lexicon
 from plateau.config import Config
 from plateau.signals.progress import normalize_asked, normalize_result, normalize_volatile, strip_placeholders
 from plateau.signals.semantic import calibrated_test
@@ -119,7 +120,7 @@ def asked_tokens(args: str) -> set[str]:
 
 
 #: Argument keys that name what a write writes to.
-_TARGET_KEY = re.compile(r"^(?:path|file|file_?path|file_?name|target|dest|destination|output|out_?file)$", re.IGNORECASE)
+_TARGET_KEY = lexicon.pattern("write-target-keys", prefix="^", suffix="$", flags=re.IGNORECASE)
 
 
 def write_targets(args: str | None) -> set[str]:
@@ -152,7 +153,7 @@ def observed_terms(result: str) -> set[str]:
     never the fact that changed; and tokens that mix letters with four
     or more digits dropped (log-file stamps such as ``19t10_05_40_118z``, request and build
     ids): they change on every call without saying anything about the task. Plain numbers
-    ("8760 rows", "257 days") stay."""
+    ("1200 rows", "90 days") stay."""
     return {
         t
         for t in content_terms(strip_placeholders(normalize_result(result)))

@@ -7,9 +7,9 @@ threshold). The prototypes are written for kinds of text, not copied from any la
 
 - :meth:`IntentReader.requested_repetition`: did the user ask for repetition ("poll until it
   finishes", "run it 8 times")? If so, how many times (a bound read from the numbers in the
-  request: "every 5 minutes for up to 30 minutes" allows 6; "8 times" allows 8)?
+  request: "every 10 minutes for an hour, 60 minutes" allows 6; "8 times" allows 8)?
 - :meth:`IntentReader.result_kind`: is a tool result a *waiting* state (a poller's "no new
-  output", "still running") or a *denial* by the user ("the user denied this operation")?
+  output", "still running") or a *denial* by the user (the user refused the call)?
 - :meth:`IntentReader.is_phatic`: is a message only a courtesy (thanks, you're welcome,
   goodbye) with no task content? Two agents that keep thanking each other after the work is
   done are stuck in a "gratitude loop" (AutoGen issue #254 and FAQ, PR #390).
@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from plateau import lexicon
 from plateau.embed import Embedder
 
 __all__ = [
@@ -51,39 +52,12 @@ __all__ = [
     "repetition_bound",
 ]
 
-REPETITION_PROTOTYPES = (
-    "Run the command several times.",
-    "Poll the job status until it finishes.",
-    "Check the status every few minutes until it is done.",
-    "Repeat this until it succeeds.",
-    "Keep retrying the request until it works.",
-    "Run the test many times to check for flakiness.",
-    "Watch the deployment and report when it completes.",
-)
-WAITING_PROTOTYPES = (
-    "nothing new was printed since the last check",
-    "still running, no output yet",
-    "status: running",
-    "the job is still in progress",
-    "pending: waiting for the process to finish",
-)
-DENIAL_PROTOTYPES = (
-    "Permission to run this command was refused by the user.",
-    "The user rejected this tool call.",
-    "The operation was not approved and did not run.",
-)
-PHATIC_PROTOTYPES = (
-    "Thank you very much for your help.",
-    "Thanks, I appreciate it.",
-    "You're welcome, happy to help.",
-    "Glad I could help. Feel free to reach out if anything else comes up.",
-    "Thanks, that works perfectly.",
-    "No problem at all!",
-    "Goodbye, have a nice day.",
-    "Take care, bye!",
-    "Thanks, same to you!",
-    "Great, thanks everyone.",
-)
+#: Prototype sentences of each class (lists ``repetition-prototypes``, ``waiting-prototypes``,
+#: ``denial-prototypes``, ``phatic-prototypes`` of :mod:`plateau.lexicon`).
+REPETITION_PROTOTYPES = lexicon.load("repetition-prototypes")
+WAITING_PROTOTYPES = lexicon.load("waiting-prototypes")
+DENIAL_PROTOTYPES = lexicon.load("denial-prototypes")
+PHATIC_PROTOTYPES = lexicon.load("phatic-prototypes")
 
 #: Cosine to the nearest repetition prototype above which a request asks for repetition.
 REPETITION_THRESHOLD = 0.45
@@ -102,8 +76,8 @@ def repetition_bound(text: str) -> int | None:
     """How many repetitions a request allows, from its numbers; None when it names none.
 
     One number is the count ("run it 8 times" → 8). With several, a larger one that is a
-    multiple of a smaller one is read as a span over an interval ("every 5 minutes for up to
-    30 minutes" → 30 / 5 = 6); otherwise the largest number counts. Numbers above 1,000 are
+    multiple of a smaller one is read as a span over an interval ("every 10 minutes for 60
+    minutes" → 60 / 10 = 6); otherwise the largest number counts. Numbers above 1,000 are
     ignored (they are ids or years, not counts).
     """
     nums = sorted({int(n) for n in _NUMBER.findall(text) if 0 < int(n) <= 1000})

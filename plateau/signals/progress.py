@@ -29,6 +29,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
+from plateau import lexicon
 from plateau.types import Step, ToolStatus
 
 __all__ = [
@@ -107,7 +108,7 @@ def normalize_volatile(text: str) -> str:
 #: stretch of at least 16 letters and digits that mixes upper case, lower case and digits (an
 #: SQS receipt handle, a session or pagination token, a JWT segment, a signature). Random
 #: strings say nothing about the task and change on every call; words, paths and identifiers
-#: break into short segments (``NIB-185Ah-prismatic-rev3``) or do not mix all three.
+#: break into short segments (``ACME-20Wh-cell-rev2``) or do not mix all three.
 _OPAQUE_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{16,}(?![A-Za-z0-9+/_=-])")
 _OPAQUE_RUN = re.compile(r"[A-Za-z0-9]{16,}")
 _OPAQUE_MIN_EACH = 2  # digits, upper-case and lower-case letters each (at least)
@@ -227,36 +228,22 @@ def _args_similarity(a: str, b: str) -> float:
 #: Tool names that change the world they act on (a file, a record, a setting): an edit, a
 #: write, a patch. Matched as whole words of the tool name (``edit_file``, ``str_replace``,
 #: ``update_reservation``, ``git_commit``).
-_MUTATING_TOOL = re.compile(
-    r"(?:^|[_\-.\s])(?:edit|write|patch|replace|create|delete|remove|rename|move|apply|update|insert|set|"
-    r"put|post|commit|save|upsert|modify|cancel|book|append)(?:$|[_\-.\s])",
-    re.IGNORECASE,
-)
+#: Wording: list ``mutating-tool-words`` of :mod:`plateau.lexicon`.
+_MUTATING_TOOL = lexicon.pattern("mutating-tool-words", prefix=r"(?:^|[_\-.\s])", suffix=r"(?:$|[_\-.\s])", flags=re.IGNORECASE)
 #: Tool names that act on what an interface shows (a browser page, a form, a chat): a click,
 #: a key press, typing, scrolling, a message sent. Their result is what the interface shows
 #: next (an observation), so they are not mutations; but the same action acknowledged the
 #: same way is a repeat only when nothing new was learned since (``click Next`` between pages).
-_ACTION_TOOL = re.compile(
-    r"(?:^|[_\-.\s])(?:click|tap|press|scroll|type|fill|drag|hover|submit|send|select|navigate|goto|refresh|reload)"
-    r"(?:$|[_\-.\s])",
-    re.IGNORECASE,
-)
+#: Wording: list ``interface-action-words`` of :mod:`plateau.lexicon`.
+_ACTION_TOOL = lexicon.pattern("interface-action-words", prefix=r"(?:^|[_\-.\s])", suffix=r"(?:$|[_\-.\s])", flags=re.IGNORECASE)
 #: Shell commands that change files or installed state: in-place editors, file-system changes,
 #: package installs, version-control writes, patch application, cluster and cloud writes, and
 #: SQL writes, also quoted inside a client call (``psql -c "CREATE INDEX …"``).
-_MUTATING_SHELL = re.compile(
-    r"(?:^|[;&|(]\s*|\s|[\"'])(?:sed\s+-i|perl\s+-[a-z]*i|tee\b|cp\b|mv\b|rm\b|mkdir\b|touch\b|chmod\b|ln\b|patch\b|"
-    r"pip3?\s+install|npm\s+install|apt(?:-get)?\s+install|git\s+(?:apply|checkout|commit|restore|reset|stash|am|mv|rm)|"
-    r"kubectl\s+(?:apply|patch|delete|create|rollout\s+(?:restart|undo)|scale|drain|cordon|uncordon|label|annotate|set)|"
-    r"helm\s+(?:upgrade|install|rollback|uninstall)|terraform\s+apply|dbt\s+(?:run|build|seed|snapshot)|"
-    r"systemctl\s+(?:restart|start|stop|enable|disable|reload)|docker\s+(?:run|rm|restart|push|compose\s+up)|"
-    r"aws\s+[\w-]+\s+(?:modify|create|delete|update|put|send|publish|start|stop|reboot|terminate|attach|detach|tag|register|deregister)-|"
-    r"(?:gcloud|az)\s+(?:[\w-]+\s+){1,3}(?:create|delete|update|resize|deploy|set|start|stop|restart)\b|"
-    r"(?:INSERT\s+INTO|UPDATE\s+\w[\w.]*\s+SET|DELETE\s+FROM|TRUNCATE|ALTER\s+TABLE|DROP\s+TABLE|CREATE\s+(?:TABLE|INDEX)))\b",
-)
+#: Wording: list ``mutating-shell`` of :mod:`plateau.lexicon`.
+_MUTATING_SHELL = lexicon.pattern("mutating-shell", prefix=r"(?:^|[;&|(]\s*|\s|[\"'])", suffix=r"\b")
 #: Output redirection into a file (``> out.txt``, ``>> log``, ``cat > t.py << EOF``), read
 #: outside quoted strings and not in an SQL statement, where ``>`` compares
-#: (``python -c "print(a > b)"``, ``WHERE applied_at > now()``).
+#: (``python -c "print(a > b)"``, ``WHERE created_at > now()``).
 _REDIRECT = re.compile(r"[^>&2]>>?\s*[\w./~\"']")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 _SQL_READ = re.compile(r"\s*(?:select|with|explain|show|describe|values)\b", re.IGNORECASE)
@@ -267,29 +254,20 @@ def _redirects(command: str) -> bool:
     return _SQL_READ.match(command) is None and _REDIRECT.search(_QUOTED.sub("''", command)) is not None
 
 
-#: Results that report a change made: PostgreSQL command tags (``INSERT 0 3``, ``UPDATE 12``,
+#: Results that report a change made: PostgreSQL command tags (``INSERT 0 5``, ``UPDATE 12``,
 #: ``DELETE 0``, ``COPY 500``), MySQL's "Query OK, 3 rows affected", kubectl's
 #: ``node/x drained``, ``deployment.apps/api configured``.
-_MUTATION_RESULT = re.compile(
-    r"^\s*(?:INSERT \d+ \d+|UPDATE \d+|DELETE \d+|COPY \d+|MERGE \d+)\s*$|\b\d+ rows? affected\b|"
-    r"^\s*[\w.-]+/[\w.-]+ (?:created|configured|deleted|patched|cordoned|drained|uncordoned|scaled|restarted|labeled|annotated)\b|"
-    # a tool's own report of what it wrote: "pg_restore: restored 41 tables", "imported 500
-    # rows", "uploaded 3 objects" (a verb of writing followed by a count)
-    r"\b(?:restored|migrated|imported|inserted|upserted|uploaded|copied|wrote|written|deleted|purged)\s+\d[\d,]*\s+[a-z]",
-    re.MULTILINE | re.IGNORECASE,
-)
+#: Wording: list ``mutation-results`` of :mod:`plateau.lexicon`.
+_MUTATION_RESULT = lexicon.pattern("mutation-results", flags=re.MULTILINE | re.IGNORECASE)
 #: An HTTP write from the shell: ``curl -X POST|PUT|PATCH|DELETE`` or HTTPie's ``http PUT``
 #: (a search or query endpoint posted to is a read).
-_HTTP_WRITE = re.compile(
-    r"(?:\bcurl\b[^|;&\n]*?\s(?:-X\s*|--request[\s=]+)['\"]?(?:POST|PUT|PATCH|DELETE)\b|\bhttps?\s+(?:POST|PUT|PATCH|DELETE)\s)"
-    r"(?![^|;&\n]*(?:_search|/search|/query|graphql))"
-)
-#: A script whose name says it writes: ``./scripts/migrate_tenant.sh``, ``deploy.py``,
+#: Wording: lists ``http-writes``, ``read-endpoints`` of :mod:`plateau.lexicon`.
+_HTTP_WRITE = re.compile(lexicon.alternation("http-writes") + r"(?![^|;&\n]*" + lexicon.alternation("read-endpoints") + ")")
+#: A script whose name says it writes: ``./scripts/migrate_db.sh``, ``deploy.py``,
 #: ``backfill-day.sh`` (a verb of writing at the start of the file name).
-_MUTATING_SCRIPT = re.compile(
-    r"(?:^|[\s/;&|])(?:migrate|deploy|apply|restore|import|backfill|upgrade|install|publish|provision|seed|sync|rollout)"
-    r"[\w-]*\.(?:sh|py|rb|js|ts|pl)\b",
-    re.IGNORECASE,
+#: Wording: list ``write-script-words`` of :mod:`plateau.lexicon`.
+_MUTATING_SCRIPT = lexicon.pattern(
+    "write-script-words", prefix=r"(?:^|[\s/;&|])", suffix=r"[\w-]*\.(?:sh|py|rb|js|ts|pl)\b", flags=re.IGNORECASE
 )
 
 
@@ -298,9 +276,9 @@ def is_mutation(step: Step) -> bool:
     tool whose name says it writes (``edit_file``, ``apply_patch``, ``update_order``), a
     shell command that writes (redirection into a file, ``sed -i``, ``mv``, ``pip install``,
     ``git checkout``, ``kubectl drain``, ``helm upgrade``, SQL ``INSERT``/``UPDATE`` …), a
-    script named for a write (``migrate_tenant.sh``, ``deploy.py``), an HTTP write (``curl -X
+    script named for a write (``migrate_db.sh``, ``deploy.py``), an HTTP write (``curl -X
     POST``, not to a search endpoint), or a result that reports a
-    change (``INSERT 0 3``, ``5 rows affected``, ``node/x drained``, ``restored 41 tables``).
+    change (``INSERT 0 5``, ``5 rows affected``, ``node/x drained``, ``restored 12 tables``).
     A failed call changed nothing.
 
     This is what makes a re-run check *verification* rather than a repeat: the same passing
@@ -326,12 +304,8 @@ def _asks_to_write(step: Step) -> bool:
 
 
 #: A failure that says the caller may not do this: an authorization refusal, whatever the call.
-_DENIED = re.compile(
-    r"permission denied|not authori[sz]ed|unauthori[sz]ed|forbidden|access ?denied|\b403\b|must be (?:the )?owner|"
-    r"insufficient (?:privileges|permissions|scope)|not permitted|not allowed to|requires? (?:an? )?approv|approval required|"
-    r"read-only|do(?:es)?n't have permission|does not have permission|lacks? (?:the )?permission",
-    re.IGNORECASE,
-)
+#: Wording: list ``refusals`` of :mod:`plateau.lexicon`.
+_DENIED = lexicon.pattern("refusals", flags=re.IGNORECASE)
 
 
 def is_refused(step: Step) -> bool:
@@ -345,7 +319,8 @@ def is_refused(step: Step) -> bool:
 
 
 #: A tool whose name says it only waits (``sleep``, ``wait``, ``time.sleep``).
-_WAIT_TOOL = re.compile(r"(?:^|[_\-.\s])(?:sleep|wait|pause|delay)$", re.IGNORECASE)
+#: Wording: list ``wait-tool-words`` of :mod:`plateau.lexicon`.
+_WAIT_TOOL = lexicon.pattern("wait-tool-words", prefix=r"(?:^|[_\-.\s])", suffix="$", flags=re.IGNORECASE)
 _SLEEP = r"\s*sleep\s+\d+(?:\.\d+)?[smhd]?\s*"
 #: A shell command that only waits: ``sleep 30``, ``sleep 1m`` alone.
 _WAIT_SHELL = re.compile(_SLEEP + r";?\s*")
@@ -355,13 +330,11 @@ _WAIT_SHELL = re.compile(_SLEEP + r";?\s*")
 #: value says it is still under way (``"Status": "InProgress"``, ``state: RUNNING``,
 #: ``phase=Pending``, ``conclusion: null`` is not one). What GitHub Actions, Kubernetes,
 #: SageMaker, Batch and most job APIs answer while a job runs.
-_PENDING = (
-    r"(?:in[_ -]?progress|running|pending|queued|starting|provisioning|waiting|creating|updating|deploying|building|"
-    r"scheduled|not[_ -]?started|initiali[sz]ing)"
-)
+#: Wording: list ``pending-states`` of :mod:`plateau.lexicon`.
+_PENDING = lexicon.alternation("pending-states")
 _PENDING_STATUS = re.compile(r"\b(?:status|state|phase|stage)\b[\"']?\s*[:=]\s*[\"']?" + _PENDING + r"\b", re.IGNORECASE)
 #: A line that is only a status still under way, bare or after a short label
-#: (``in_progress``, ``integration: queued``, ``- state: Pending``).
+#: (``in_progress``, ``build: queued``, ``- state: Pending``).
 _PENDING_LINE = re.compile(
     r"^[\s\-*]*(?:[\w.\- ]{1,40}[:=]\s*)?[\"']?" + _PENDING + r"[\"']?[.,]?\s*$", re.IGNORECASE | re.MULTILINE
 )
@@ -392,7 +365,7 @@ def is_wait(step: Step) -> bool:
     if step.tool is None or is_error(step):
         return False
     if _WAIT_TOOL.search(step.tool):
-        return True  # whatever it printed ("Waited 10 s")
+        return True  # whatever it printed ("slept 5 s")
     if (step.result or "").strip():
         return False
     texts = _strings(step.args)
@@ -459,11 +432,8 @@ def is_error(step: Step) -> bool:
 #: A failure the service itself calls passing, by its own account: waiting will help (HTTP
 #: 429 Too Many Requests, RFC 6585 §4; 502, 503 with Retry-After, 504, RFC 9110 §15.6; 529
 #: "overloaded", as LLM APIs answer). A 500 is left out: it is as often a standing bug.
-_TRANSIENT = re.compile(
-    r"(?<![\w.])(?:429|502|503|504|529)(?![\w.])|overloaded|rate[ -]?limit|too many requests|temporarily unavailable|"
-    r"service unavailable|bad gateway|gateway time-?out|try again later|throttl|econnreset|connection reset",
-    re.IGNORECASE,
-)
+#: Wording: list ``transient-failures`` of :mod:`plateau.lexicon`.
+_TRANSIENT = lexicon.pattern("transient-failures", flags=re.IGNORECASE)
 #: A failure count in a checker's summary: "3 failed", "Found 12 errors", "14 problems".
 _FAILURE_COUNT = re.compile(r"\b(\d+)\s+(?:failed|failures?|errors?|problems?)\b", re.IGNORECASE)
 
@@ -539,7 +509,7 @@ class ProgressSignals:
         non-empty answer with no mutation in between (0 for a mutation's acknowledgement).
     oscillation
         Times the run has returned to a test state (passed, failed) it had already reported
-        since the last progress, this step included (tests 62/2 ↔ 61/3 is not progress).
+        since the last progress, this step included (tests 40/2 ↔ 39/3 is not progress).
     state
         The (tests_passed, tests_failed) state this step reports, or None.
     recovered

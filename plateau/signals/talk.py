@@ -13,19 +13,19 @@ has made at least one tool call. A call, or a user who says something new, ends 
 run that never called a tool (pure reasoning, a chat between agents) has no streak: its
 narration is judged by the semantic and textual layers alone.
 
-It also counts ``claims``: steps without a call whose text says an action is done ("I've
-saved the model", "the reservation has been updated", "it's deployed now";
-:data:`CLAIM`) since the last call that changed something (a mutation or an interface
+It also counts ``claims``: steps without a call whose text says an action is done (a
+first-person perfect or a passive of a verb of writing: "I have saved the file", "the order
+has been updated"; :data:`CLAIM`) since the last call that changed something (a mutation or an interface
 action). One claim after the work is a report; a third with no write behind any of them is
 the agent asserting what it never did, however much the user says in between.
 
 And it counts ``unchanged``: steps whose text says that what the step found changes nothing
-("the same ~1.9 s", "nothing has moved", "the diagnosis stands", "as before";
+(no change, still the same, no difference, as before, a conclusion that stands;
 :data:`UNCHANGED`) since the last call that changed something or the last user message that
 brought new facts, waits and statements about the next item of a series excluded (an
-audit's "role X: unchanged since the last audit" is that role's finding); and whether a call
-was refused since the last successful write (``blocked``). An agent whose fix was refused
-("must be owner of table", "403") and that keeps re-checking with varied calls, whose answers
+audit that reports each item of a series unchanged gives that item's finding); and whether a
+call was refused since the last successful write (``blocked``). An agent whose fix was
+refused (an ownership or permission error, an HTTP 403) and that keeps re-checking with varied calls, whose answers
 carry incidental new words, is seen by neither the repeat counters nor the information tests,
 while its own narration reports step after step that it learned nothing (the paraphrase
 plateau: a conclusion restated in new words). Without a refusal, the same statements are as
@@ -38,73 +38,27 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
+from plateau import lexicon
+
 __all__ = ["CLAIM", "UNCHANGED", "TalkSignals", "TalkTracker", "claims_action", "says_unchanged"]
 
 #: A sentence that says a write is done: a first-person perfect or a passive/stative of a
-#: completed write verb ("I've saved", "has been updated", "is now deployed", "it's saved").
+#: completed write verb ("I have sent", "has been created", "is now enabled";
+#: lists ``claim-auxiliaries``, ``claim-adverbs``, ``claim-verbs`` of :mod:`plateau.lexicon`).
 #: English only; other languages are left to the talk streak.
-CLAIM = re.compile(
-    r"(?:\bi(?:'ve| have)|\b(?:has|have) been|(?:\bis|\bare|'s)(?:\s+(?:now|all|already|successfully))?(?:\s+been)?)\s+"
-    r"(?:(?:now|just|already|also|successfully)\s+)?(?:re-?)?"
-    r"(?:saved|updated|sent|created|deleted|applied|logged|committed|deployed|written|registered|fixed|changed|booked|"
-    r"cancell?ed|refunded|exported|uploaded|added|removed|modified|stored|submitted|published|merged|pushed|scheduled|"
-    r"processed|completed|done|issued|placed|moved|renamed|installed|configured|restarted|enabled|disabled|activated|"
-    r"transferred|run|ran|executed)\b",
-    re.IGNORECASE,
-)
+_AUX, _ADVERB, _VERB = (lexicon.alternation(name) for name in ("claim-auxiliaries", "claim-adverbs", "claim-verbs"))
+CLAIM = re.compile(rf"{_AUX}\s+(?:{_ADVERB}\s+)?(?:re-?)?{_VERB}\b", re.IGNORECASE)
 
 
 #: A sentence that says a check changed nothing: it asserts that the new observation matches
-#: what was known ("unchanged", "nothing has moved", "same seq scan", "as before", "as
-#: established", "the diagnosis stands", "my recommendation remains", "to recap"), which a
-#: generic "is the same" (about code or data) does not. English, Spanish, French, German and
-#: Chinese wordings; other languages are left to the other layers.
-_UNCHANGED_EN = (
-    r"\b(?:unchanged|(?:has|have)(?:n't| not) (?:changed|moved)|no (?:change|movement)\b|"
-    r"nothing (?:new|(?:has )?(?:moved|changed)|else to learn)|"
-    r"(?:does|did|would)(?:n't| not) change (?:the (?:conclusion|picture|plan|action|recommendation|diagnosis|answer)|anything|my)|"
-    r"(?:the )?same (?:as (?:before|earlier|last time|yesterday|the last)|picture|conclusion|answer|finding|diagnosis|numbers|"
-    r"pattern|result|situation|error|denial)s?|"
-    r"as (?:before|established|concluded|noted|found|known|seen before|already (?:found|established|noted|known|shown|seen))|"
-    r"what(?:'s| is| we) already know|"
-    r"still (?:the same|shows?|points?|confirms?|says?)|"
-    r"(?:diagnosis|conclusion|finding|recommendation|assessment|advice|plan|answer|remedy|fix|mitigation|(?:root )?cause|"
-    r"picture|situation|trade-?off|verdict)s? (?:still )?"
-    r"(?:stands|holds|remains|stays|is unchanged|is the same|(?:has|have)(?:n't| not) changed|"
-    r"do(?:es)?(?:n't| not) (?:move|change)|is still)|"
-    r"(?:remains?|is still) (?:the|my) (?:better |best |right |only )?"
-    r"(?:fix|plan|answer|way forward|mitigation|remedy|recommendation|conclusion|choice|option|action)|"
-    r"to (?:repeat|restate|reiterate|recap)|as i (?:said|mentioned|noted)|"
-    # markers of a restatement: the same content said again another way
-    r"put (?:it )?(?:differently|simply|another way)|in other words|in one line|(?:summari[sz]\w*|recap\w*) (?:again|once more))\b"
-    # a sentence that opens on "Same": "Same seq scan for a different order.", "Same EUR 122k."
-    r"|(?:^|[.!?;:]\s+)(?:essentially |exactly )?(?:the )?same\b"
-)
-_UNCHANGED_ES = (
-    r"(?:^|[.!?;:]\s+)(?:el |la )?mism[oa]s? (?!si\b)|"
-    r"\b(?:sin cambios|nada (?:nuevo|cambia)|sigue (?:siendo|igual)|(?:el|la) mism[oa] (?:error|conclusi[oó]n|situaci[oó]n|resultado)|"
-    r"como ya (?:sab[ií]a|vimos|se vio|dije)|id[eé]ntico a lo visto|reitero|repito|"
-    r"(?:la conclusi[oó]n|el diagn[oó]stico) no (?:var[ií]a|cambia))\b"
-)
-_UNCHANGED_FR = (
-    # sentence-initial "Même refus." (not "Même si", even if)
-    r"(?:^|[.!?;:]\s+)m[eê]me (?!si\b|pas\b|quand\b|lorsque\b)|"
-    r"\b(?:inchang[ée]e?s?|rien de (?:nouveau|neuf)|rien ne change|rien n'a chang[ée]|ne change (?:pas|rien)|"
-    r"toujours (?:le|la) m[eê]me|comme (?:avant|d[eé]j[aà])|d[ée]j[aà] (?:[ée]tabli|vu|connu|constat[ée])|une fois de plus|"
-    r"(?:trace|r[ée]sultat|erreur|refus|situation|classement) identique|pour r[ée]sumer|"
-    r"(?:la|le) m[eê]me (?:conclusion|erreur|situation|r[eé]sultat|constat)|je (?:le )?r[eé]p[eè]te|reste (?:la|le) m[eê]me)\b"
-)
-_UNCHANGED_DE = (
-    r"(?:^|[.!?;:]\s+)(?:gleiche[rs]?|dasselbe|derselbe|dieselbe)\b|"
-    r"\b(?:unver[aä]ndert|nichts neues|wie (?:zuvor|bereits|vorher|gehabt)|nach wie vor|erneut best[aä]tigt|"
-    r"(?:dasselbe|das gleiche|derselbe|dieselbe) "
-    r"(?:bild|ergebnis|fehler|befund|muster)|bleibt (?:bei|die|der|das) (?:empfehlung|l[oö]sung|befund|ergebnis|schluss))\b"
-)
-_UNCHANGED_ZH = (
-    r"没有变化|无变化|没有新|与之前(?:相同|一致|一样)|和之前一样|结论不变|结论(?:仍然|依然)|如前所述|重申|还是一样|同样的(?:结论|错误|结果)|"
-    r"再次总结|重复一下|一样的结果"
-)
-UNCHANGED = re.compile("|".join((_UNCHANGED_EN, _UNCHANGED_ES, _UNCHANGED_FR, _UNCHANGED_DE, _UNCHANGED_ZH)), re.IGNORECASE)
+#: what was known (no change, nothing new, the same finding as before, a conclusion that
+#: stands, a restatement), which a generic "is the same" (about code or data) does not.
+#: Lists ``unchanged-en``, ``-es``, ``-fr``, ``-de`` (between word boundaries),
+#: ``unchanged-zh`` (anywhere) and ``same-openers`` (at a sentence start) of
+#: :mod:`plateau.lexicon`; other languages are left to the other layers.
+_PHRASES = lexicon.alternation("unchanged-en", "unchanged-es", "unchanged-fr", "unchanged-de")
+_OPENERS = lexicon.alternation("same-openers")
+UNCHANGED = re.compile(rf"\b{_PHRASES}\b|(?:^|[.!?;:]\s+){_OPENERS}|" + lexicon.alternation("unchanged-zh"), re.IGNORECASE)
 
 
 def says_unchanged(text: str) -> bool:
@@ -138,7 +92,7 @@ class TalkSignals:
         them.
     blocked
         A call was refused since the last write that succeeded: a write that failed, or any
-        call whose error says the caller may not do it (``must be owner``, ``403``;
+        call whose error says the caller may not do it (an ownership or permission error, ``403``;
         :func:`plateau.signals.progress.is_refused`). Statements of no change
         while blocked are a plateau; without a refusal they may be an audit or a watch that
         found nothing, and the fusion does not count them (:func:`plateau.fuse.fuse`).
@@ -185,7 +139,7 @@ class TalkTracker:
         narration, ``acted`` whether its call changed something (a mutation, an
         interface action), ``waiting`` whether it waits (a poll, a status under way) and
         ``new_item`` whether its call asks about the next item of a series and its narration
-        names that item (an audit table by table: "orders: unchanged" is that item's finding,
+        names that item (an audit item by item: "item 7: unchanged" is that item's finding,
         not a restated conclusion); ``refused`` whether its call was refused (:func:`plateau.signals.progress.is_refused`)."""
         claim = 0
         if acted:

@@ -42,7 +42,7 @@ Normalisation (applied before hashing and before sentence comparison)
    ``hh:mm:ss[.fff]`` (``_time_``) and measured durations written as decimal seconds or
    milliseconds, e.g. ``3.21s``, ``450 ms`` (``_dur_``).
 3. Other numbers are kept verbatim: in agent narration they usually carry the progress
-   (``62 passed`` vs ``61 passed``), and a step whose counts moved is not a repeat.
+   (``40 passed`` vs ``39 passed``), and a step whose counts moved is not a repeat.
 4. Tokens are ``\\w+`` runs (Unicode-aware), except that each Chinese/Japanese
    character is a token of its own; whitespace and punctuation only separate tokens,
    so any whitespace run is collapsed and punctuation is ignored.
@@ -86,6 +86,8 @@ import pysbd
 from pysbd.lang.english import English as _PysbdEnglish
 from pysbd.languages import LANGUAGE_CODES
 
+from plateau import lexicon
+
 __all__ = [
     "CHAR_FALLBACK_MAX_CHARS",
     "HASH_BASE",
@@ -124,25 +126,9 @@ CHAR_FALLBACK_MAX_CHARS: int = 1024
 #: Snowball English stop-word list [4]_ (all non-commented entries of ``stop.txt``),
 #: plus the apostrophe-free fragments of its compound forms, because :func:`tokenize`
 #: splits at apostrophes (``don't`` → ``don``, ``t``; the same convention as NLTK's
-#: English list).  Used only by the lexical sentence similarity.
-STOP_WORDS: frozenset[str] = frozenset(
-    """
-    i me my myself we our ours ourselves you your yours yourself yourselves he him his
-    himself she her hers herself it its itself they them their theirs themselves what
-    which who whom this that these those am is are was were be been being have has had
-    having do does did doing would should could ought i'm you're he's she's it's we're
-    they're i've you've we've they've i'd you'd he'd she'd we'd they'd i'll you'll he'll
-    she'll we'll they'll isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't
-    didn't won't wouldn't shan't shouldn't can't cannot couldn't mustn't let's that's
-    who's what's here's there's when's where's why's how's a an the and but if or
-    because as until while of at by for with about against between into through during
-    before after above below to from up down in out on off over under again further
-    then once here there when where why how all any both each few more most other some
-    such no nor not only own same so than too very
-    m re s ve d ll t isn aren wasn weren hasn haven hadn doesn don didn won wouldn shan
-    shouldn can couldn mustn let
-    """.split()
-)
+#: English list); list ``stop-words-en`` of :mod:`plateau.lexicon`.  Used only by the
+#: lexical sentence similarity.
+STOP_WORDS: frozenset[str] = frozenset(lexicon.load("stop-words-en"))
 
 # Chinese/Japanese scripts: CJK ideographs (URO, extension A, compatibility, extensions
 # B–F in the supplementary plane), iteration marks, hiragana and katakana.  Hangul is

@@ -1,6 +1,6 @@
 """The request's context: repetition the user asked for, and its bound.
 
-A user who asks for uniform output ("print OK 50 times", "repeat the word 'buffalo' 8 times",
+A user who asks for uniform output ("print DONE 40 times", "repeat the word 'hello' 5 times",
 "write the line over and over") gets it -- a count alone ("write 500 lines of code") asks for
 volume, not repetition, and excuses nothing unless the request names the unit: :class:`RequestContext` reads the request (the user's
 last message) and excuses a fire whose repeated unit the request names -- or any repetition,
@@ -16,30 +16,25 @@ import math
 import re
 from dataclasses import dataclass
 
+from plateau import lexicon
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Fire
 
 __all__ = ["RequestContext"]
 
-_WORDS = {
-    "once": 1, "twice": 2, "thrice": 3, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
-    "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "thousand": 1000,
-}  # fmt: skip
+#: Number words (list ``number-words``), phrases asking for repetition (``repetition-requests``)
+#: and verbs asking for output (``output-verbs``) of :mod:`plateau.lexicon`.
+_WORDS = {word: int(value) for word, value in (line.split() for line in lexicon.load("number-words"))}
 _COUNT = re.compile(
     r"\b(\d{1,7}|a hundred|a thousand|" + "|".join(_WORDS) + r")\s*"
     r"(?:x\b|×|times\b|copies\b|lines\b|rows\b|repetitions\b|repeats\b)",
     re.IGNORECASE,
 )
 _TIMES_WORD = re.compile(r"\b(twice|thrice)\b", re.IGNORECASE)
-_REPEAT = re.compile(
-    r"\b(repeat\w*|over and over|again and again|forever|endless\w*|infinite\w*|until I say stop|"
-    r"\d+\s*(?:x|times)|times\b|copies of|spam|fill (?:the|a|with))",
-    re.IGNORECASE,
-)
+_REPEAT = lexicon.pattern("repetition-requests", prefix=r"\b(", suffix=")", flags=re.IGNORECASE)
 _QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|'([^'\n]{1,200})'|`([^`\n]{1,200})`|“([^”\n]{1,200})”")
 _VERB_UNIT = re.compile(
-    r"\b(?:print|say|write|output|type|repeat|echo|emit|return)\s+(?:the\s+(?:word|line|phrase|sentence|text)\s+)?"
+    r"\b" + lexicon.alternation("output-verbs") + r"\s+(?:the\s+(?:word|line|phrase|sentence|text)\s+)?"
     r"([\w!?.,:;\- ]{1,60}?)\s+"
     r"(?=\d|once|twice|thrice|two|three|four|five|ten|twenty|fifty|a hundred|a thousand|hundred|over|again|forever|until)",
     re.IGNORECASE,
@@ -69,9 +64,9 @@ class RequestContext:
 
     Examples
     --------
-    >>> ctx = RequestContext.parse("Please print OK 50 times, one per line.")
+    >>> ctx = RequestContext.parse("Please print DONE 40 times, one per line.")
     >>> ctx.requested, ctx.bound, ctx.units
-    (True, 50, ('ok',))
+    (True, 40, ('done',))
     >>> RequestContext.parse("Summarise this file.").requested
     False
     """

@@ -20,6 +20,7 @@ from plateau.stream.config import StreamGuardConfig
 from plateau.stream.context import RequestContext
 from plateau.stream.dialogue import DialogueDetector
 from plateau.stream.drift import DriftDetector
+from plateau.stream.fold import FoldDetector
 from plateau.stream.lines import LineDetector
 from plateau.stream.novelty import NoveltyDetector
 from plateau.stream.period import PeriodDetector
@@ -83,7 +84,7 @@ class StreamGuard:
     >>> chunks = ["Let me think. "] + ["the "] * 60
     >>> res = [guard.feed(c) for c in chunks]
     >>> res[-1].fired, res[-1].reason, repr(res[-1].unit), res[-1].fired_at_chunk
-    (True, 'stream.period', "'the '", 45)
+    (True, 'stream.period', "'the '", 29)
     >>> from plateau.stream import truncate
     >>> truncate("".join(chunks), res[-1])[:22]
     'Let me think. the \\n[..'
@@ -121,12 +122,13 @@ class StreamGuard:
         self._tail = Tail(2 * cfg.max_period + cfg.kgram, _TAIL_SLACK)
         self._splitter = Splitter(cfg.novelty_ngram)
         self._period = PeriodDetector(cfg)
+        self._fold = FoldDetector(cfg)
         self._lines = LineDetector(cfg, track_totals=self.context.requested)
         self._novelty = NoveltyDetector(cfg)
         self._stutter = StutterDetector(cfg)
         self._drift = DriftDetector(cfg)
         self._dialogue = DialogueDetector(cfg)
-        self._detectors = (self._novelty, self._period, self._dialogue, self._stutter, self._lines, self._drift)
+        self._detectors = (self._novelty, self._period, self._fold, self._dialogue, self._stutter, self._lines, self._drift)
         self._semantic: SemanticRecurrence | None = None
         if self.embedder is not None and self.channel != "tool_args":
             self._semantic = SemanticRecurrence(self.embedder, cfg, background=self.semantic_background)
@@ -232,12 +234,14 @@ class StreamGuard:
         Returns
         -------
         dict
-            ``tail``, ``pending`` and ``line_chars`` (characters); ``tokens`` (drift), ``lines``,
+            ``tail``, ``pending`` and ``line_chars`` (characters); ``folded`` (bytes);
+            ``tokens`` (drift), ``lines``,
             ``ngrams``, ``ngram_kinds``, ``turns`` and ``sentences`` (entries).
         """
         return {
             "tail": self._tail.size,
             "pending": len(self._buf),
+            "folded": self._fold.size,
             "tokens": self._drift.size,
             "lines": self._lines.size,
             "line_chars": self._lines.chars,

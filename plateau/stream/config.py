@@ -143,12 +143,17 @@ class StreamGuardConfig:
         (see ``span_floor``) and above the longest legitimate run, a 64-digit literal (a
         256-bit hash or zero value in hex, a 64-bit mask in binary).
     dialogue_turns
-        Turns of an impersonated chat template -- a role marker such as ``<|im_start|>user``,
-        ``[INST]`` or ``<start_of_turn>user`` inside the model's own output -- that fire when
-        every turn of the same role is alike (int, 2..64; default 3).
+        Cycles of an impersonated chat template -- role markers such as ``<|im_start|>user``,
+        ``[INST]`` or ``<start_of_turn>user`` inside the model's own output, one cycle the
+        shortest repeating sequence of roles (a user/assistant turn pair) -- at whose start the
+        self-dialogue fires (int, 2..64; default 3: the second repeat of the cycle, during the
+        third turn pair; the first cycle repeats nothing and the second is its first repeat,
+        which a few-shot example or a quoted exchange also holds). Also the number of alike
+        turns of one role that fire.
     dialogue_max_turns
-        Role-marked turns that fire whatever they say (int, ``dialogue_turns``..1000; default
-        8): a response that keeps writing both sides of a conversation.
+        Special-token markers after which turns that recur without a fixed cycle fire, once
+        the last marker's role opened ``dialogue_turns`` of them (int,
+        ``dialogue_turns``..1000; default 8: four turn pairs).
     semantic_similarity
         Cosine similarity above which a completed sentence *lands near* an earlier sentence of
         the same response (float in (0, 1]; default 0.8). Paraphrases of MiniLM score about

@@ -169,6 +169,19 @@ class StreamGuardConfig:
         this low (fresh fraction of word n-grams, float in (0, 1]; default 0.4: most of the
         wording recycled): the sentences recur in meaning *and* in wording. Alone, meaning only
         steers.
+    recheck_quotes
+        Occurrences of a passage of three lines (24 characters or more) that make a re-check
+        loop candidate (int, 3..64; default 4: the original and three re-checks, inside the
+        3rd-5th re-check bound at which a reader sees that nothing is being learned; two
+        re-checks of code after an edit are ordinary). Fires only with the semantic layer's
+        corroboration (``recheck_near``).
+    recheck_near
+        Share of the sentences written since the passage's third occurrence that must land
+        near an earlier sentence (``semantic_similarity``) -- more than this share -- for the
+        semantic layer to corroborate a re-check candidate (float in (0, 1]; default 0.5: a
+        loop restates most of what it says, the look again, the verdict and the doubt;
+        commentary that moves on restates at most its "let me look again", half of a
+        re-check of one finding).
     context_slack
         A bound read from the request ("50 times") excuses up to ``ceil(bound *
         context_slack) + 2`` copies of the requested unit (float >= 1; default 2: twice what
@@ -224,6 +237,8 @@ class StreamGuardConfig:
     semantic_window: int = 8
     semantic_fraction: float = 0.75
     corroboration_fresh: float = 0.4
+    recheck_quotes: int = 4
+    recheck_near: float = 0.5
     context_slack: float = 2.0
     context_cap_chars: int = 20_000
 
@@ -254,6 +269,7 @@ class StreamGuardConfig:
             "digit_run_floor": (8, 1_000_000_000),
             "dialogue_turns": (2, 64),
             "dialogue_max_turns": (2, 1000),
+            "recheck_quotes": (3, 64),
             "semantic_window": (4, 256),
             "context_cap_chars": (64, 1_000_000_000),
         }
@@ -267,7 +283,7 @@ class StreamGuardConfig:
         prose = self.novelty_min_prose
         if isinstance(prose, bool) or not isinstance(prose, (int, float)) or not 0.0 <= prose <= 1.0:
             raise ValueError(f"novelty_min_prose must be a number in [0, 1], got {prose!r}")
-        for name in ("drift_similarity", "semantic_similarity", "semantic_fraction", "corroboration_fresh"):
+        for name in ("drift_similarity", "semantic_similarity", "semantic_fraction", "corroboration_fresh", "recheck_near"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value <= 1.0:
                 raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")

@@ -18,6 +18,8 @@ One detector per module, composed by :mod:`plateau.stream.guard`:
 ``stream.line_dominance``       :mod:`~plateau.stream.lines` -- a few lines fill the window
 ``stream.drift``                :mod:`~plateau.stream.drift` -- copies whose words or counters drift
 ``stream.low_novelty``          :mod:`~plateau.stream.novelty` -- recycled word n-grams
+``stream.recheck``              :mod:`~plateau.stream.recheck` -- a passage quoted again and again
+                                (fires only with the semantic layer's corroboration)
 ``stream.semantic_loop``        :mod:`~plateau.stream.semantic` -- recurrence of meaning (steers;
                                 fires only with the wording's corroboration)
 =============================  ===============================================================

@@ -24,7 +24,7 @@ pattern of the unit's characters with any padding between them.
 
 Work per block, all in C: one ``encode``, one ``bytes.translate`` that deletes the padding,
 one ``split`` and one ``join``, up to four ``rfind`` and, for a candidate, slice comparisons;
-memory: at most 4096 folded bytes.
+memory: at most 4096 folded bytes of history and 1024 searched.
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ PADDING = "()[]{}<>\"'`.,;:!?*_~|-=#/\\+"
 _PAD = PADDING.encode()
 _SHORT = 320  # longest folded period looked for
 _TRIES = 4
-_KEEP = 2048  # folded bytes kept after a trim: more than the longest span the rule asks of a period up to _SHORT
+_KEEP = 2048  # folded bytes kept: more than the longest span the rule asks of a period up to _SHORT (4 x 320)
+_NEAR = 512  # folded bytes searched for the anchor (more than _SHORT + kgram)
 _MAX_PEND = 48  # bytes of an unfinished token kept
 _PADC = "[" + re.escape(PADDING) + "]*"
 
@@ -77,7 +78,10 @@ class FoldDetector:
         self._reset()
 
     def _reset(self) -> None:
-        self._text = b""
+        self._near = b""  # the last _NEAR to 2 * _NEAR folded bytes: where periods are proposed
+        self._old = b""  # the folded history up to the last join (at most _KEEP bytes)
+        self._parts: list[bytes] = []  # folded blocks since the last join
+        self._plen = 0
         self._pend = b""
 
     def reset(self) -> None:
@@ -87,7 +91,16 @@ class FoldDetector:
     @property
     def size(self) -> int:
         """Folded bytes held."""
-        return len(self._text) + len(self._pend)
+        return len(self._near) + len(self._old) + self._plen + len(self._pend)
+
+    def _full(self) -> bytes:
+        """The folded history (its last ``_KEEP`` bytes at least), joined."""
+        if self._parts:
+            s = self._old + b"".join(self._parts)
+            self._old = s[len(s) - _KEEP :] if len(s) > _KEEP else s
+            self._parts = []
+            self._plen = 0
+        return self._old
 
     def update(self, b: Block) -> Fire | None:
         """Append the block's folded text; fire on a folded repetition ending here."""
@@ -99,10 +112,16 @@ class FoldDetector:
             self._pend = b""
         if not parts:
             return None
-        s = self._text + b" ".join(parts) + b" "
-        if len(s) > 2 * _KEEP:
-            s = s[len(s) - _KEEP :]
-        self._text = s
+        parts.append(b"")
+        add = b" ".join(parts)
+        s = self._near + add
+        if len(s) > 2 * _NEAR:
+            s = s[len(s) - _NEAR :]
+        self._near = s
+        self._parts.append(add)
+        self._plen += len(add)
+        if self._plen > _KEEP:
+            self._full()
         k = self.config.kgram
         j = len(s) - k
         if j <= 0:
@@ -110,16 +129,11 @@ class FoldDetector:
         anchor = s[j:]
         stop = max(0, j - _SHORT)
         pos = j
-        tried: set[int] = set()
-        for _ in range(_TRIES):
+        for _ in range(_TRIES):  # each earlier occurrence proposes a longer period
             pos = s.rfind(anchor, stop, pos + k - 1)
             if pos < 0:
                 break
-            p = j - pos
-            if p in tried:
-                continue
-            tried.add(p)
-            fire = self._check(b, s, p)
+            fire = self._check(b, self._full(), j - pos)
             if fire is not None:
                 return fire
         return None

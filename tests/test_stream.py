@@ -813,6 +813,8 @@ def test_copies_and_spans_follow_the_documented_rule() -> None:
     assert CFG.span_required(2, 1) == 96 and CFG.span_required(15, 3) == 96 and CFG.span_required(16, 1) == 4 * 16
     assert CFG.span_required(101, 16) == 303 and CFG.span_required(59, 10) == 4 * 59
     assert math.ceil(CFG.copies_char_budget / 101) == 3 and 32 <= CFG.span_floor <= 96 and 32 <= CFG.digit_run_floor <= 96
+    # Indentation is not content: an 18-character line holding 'None,' is a 6-character unit.
+    assert CFG.span_required(18, 1, content=6) == 16 * 18 and CFG.span_required(20, 3, content=18) == 4 * 20
 
 
 # ----------------------------------------------------------------------------- bounded memory
@@ -963,9 +965,13 @@ def _brute_period_fire(text: str, cfg: StreamGuardConfig) -> int | None:
             if unit.strip() == unit and not any(ch.isspace() for ch in unit) and not all(ch in layout for ch in unit):
                 return cfg.digit_run_floor
             return max(cfg.structural_span_floor, cfg.max_copies * len(unit))
-        if len(unit) < cfg.copy_unit:
-            return max(cfg.span_floor, cfg.min_copies * len(unit))
-        need = min(math.ceil(cfg.copies_word_budget / words), math.ceil(cfg.copies_char_budget / len(unit)))
+        # runs of whitespace count as one character, the unit read as a cycle
+        first = next((i for i, ch in enumerate(unit) if not ch.isspace()), 0)
+        cyc = unit[first:] + unit[:first]
+        content = sum(1 for i, ch in enumerate(cyc) if not (ch.isspace() and i > 0 and cyc[i - 1].isspace()))
+        if content < cfg.copy_unit:
+            return max(math.ceil(cfg.span_floor * len(unit) / content), cfg.min_copies * len(unit))
+        need = min(math.ceil(cfg.copies_word_budget / words), math.ceil(cfg.copies_char_budget / content))
         return len(unit) * min(cfg.unit_copies, max(cfg.min_copies, need))
 
     runs = [0] * (cfg.max_period + 1)

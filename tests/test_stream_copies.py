@@ -128,18 +128,15 @@ def test_a_padded_chant_fires_once_its_folded_copies_cover_the_span_floor() -> N
         assert any(toks == want[i:] + want[:i] for i in range(len(want))), res.unit  # one copy, in some phase
 
 
-def test_a_padded_sentence_fires_by_its_fourth_folded_copy() -> None:
-    """A sentence of 16+ folded characters with drifting padding fires on its 4th folded copy."""
-    rng = random.Random(7)
-    phrase = "I will fix the parser now"
-    copies = _padded_chant(rng, phrase, 20)
-    text = ANSWER + "".join(copies)
-    need = CFG.copies_required(len(fold(phrase)) + 1, 6)
-    assert need == 4
-    end = len(ANSWER) + sum(map(len, copies[:need]))
-    done = end - len(copies[need - 1]) + len(copies[need - 1].rstrip())
-    res = assert_fires_at(seeded(text, 8), done)
-    assert res.reason == "stream.period"
+def test_indentation_is_not_content() -> None:
+    """Lines whose content is short but whose indentation is long ('None,' as the 8 arguments of
+    a call), and an indented tree whose lines repeat once folded, stay quiet: units are measured
+    with runs of whitespace as one character, and only short units are judged folded."""
+    call = "    params = State(\n" + "            None,\n" * 8 + "    )\n"
+    assert CFG.span_required(18, 1, content=6) == 16 * 18  # 16 copies of a 6-character content
+    tree = "".join(f"{'  ' * (2 * i)}#   NULL:\n{'  ' * (2 * i + 1)}#   BitmapNode(size=2 count=1 bitmap=0b1):\n" for i in range(6))
+    for text in (ANSWER + call * 3, ANSWER + tree):
+        assert first_fire(feed(seeded(text, 9), "tool_args")) is None
 
 
 # ----------------------------------------------------------------------------- runs of one token

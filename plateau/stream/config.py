@@ -319,19 +319,24 @@ class StreamGuardConfig:
         need = min(math.ceil(self.copies_word_budget / words), math.ceil(self.copies_char_budget / period))
         return min(self.unit_copies, max(self.min_copies, need))
 
-    def span_required(self, period: int, words: int, *, token: bool = False) -> int:
+    def span_required(self, period: int, words: int, *, token: bool = False, content: int | None = None) -> int:
         """Characters a repetition of a ``period``-character unit of ``words`` words must cover.
 
         ``digit_run_floor`` for a single-token run (``token``: a unit without whitespace that
         is not layout, such as ``0``, ``!`` or an emoji); ``max(structural_span_floor,
-        max_copies * period)`` for any other unit without a word; ``span_floor`` for a unit
-        with a word shorter than ``copy_unit``; ``copies_required(period, words) * period``
-        otherwise (four copies, or three of a long unit).
+        max_copies * period)`` for any other unit without a word. A unit with a word is
+        measured by its ``content`` -- its length with every run of whitespace counted as one
+        character, so that indentation is not content (default: ``period``): shorter than
+        ``copy_unit``, its copies must hold ``span_floor`` characters of content
+        (``ceil(span_floor * period / content)`` characters, at least ``min_copies`` copies);
+        otherwise ``copies_required(content, words) * period`` (four copies, or three of a
+        long unit).
         """
         if words <= 0:
             if token:
                 return self.digit_run_floor
             return max(self.structural_span_floor, self.max_copies * period)
-        if period < self.copy_unit:
-            return max(self.span_floor, self.min_copies * period)
-        return self.copies_required(period, words) * period
+        length = period if content is None else max(1, min(content, period))
+        if length < self.copy_unit:
+            return max(math.ceil(self.span_floor * period / length), self.min_copies * period)
+        return self.copies_required(length, words) * period

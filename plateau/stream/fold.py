@@ -5,19 +5,22 @@ is opened here and not there, a comma becomes a full stop (``"[ok, got it] (ok, 
 got it."``). The raw period detector (:mod:`~plateau.stream.period`) sees no period; a reader
 sees the same three words again and again.
 
-This detector keeps a *folded* copy of the stream's recent text: the ASCII brackets, quotes
-and punctuation deleted (``"(ok,"`` -> ``"ok"``; ``console.log`` -> ``consolelog``), every
+This detector keeps a *folded* copy of the stream's recent text: the ASCII brackets, quotes,
+sentence punctuation and ``*`` deleted (operators kept) (``"(ok,"`` -> ``"ok"``; ``console.log`` -> ``consolelog``), every
 run of whitespace one space. Case is kept: a capital marks a sentence start, and a refrain
 whose lines begin ``And ...`` / ``and ...`` is two lines, not two copies. At the end of every
 block it looks for the folded text's shortest period ending there, exactly as the raw
 detector does for short periods (the last ``kgram`` folded characters are an anchor, its
 nearest earlier occurrences within 320 folded characters propose periods, galloping slice
-comparisons measure the run) and applies the same rule to the folded unit
-(:meth:`~plateau.stream.StreamGuardConfig.span_required`): a unit of ``copy_unit`` characters
-or more fires by its fourth copy (third when long), a shorter one once the folded repetition
-covers ``span_floor`` characters. Only units with a word are judged here (a token of two
-letters or more); numbers and layout -- table cells, rows of zeros, dividers -- are left to the
-raw detector's structural rule.
+comparisons measure the run) and applies the rule for short units to the folded unit
+(:meth:`~plateau.stream.StreamGuardConfig.span_required`): a unit shorter than ``copy_unit``
+folded characters fires once the folded repetition covers ``span_floor`` characters. Only
+short units with a word are judged here (a token of two letters or more): numbers and
+layout -- table cells, rows of zeros, dividers -- are left to the raw detector's structural
+rule; longer units to the raw detector (exact copies) and the drift detector (copies whose
+spacing, case or words drift), because folding whitespace also folds indentation, and an
+indented tree or a call whose arguments are all ``None`` repeats its folded lines
+legitimately.
 
 The fire names one raw copy of the unit: the last copies are found in the raw tail by a
 pattern of the unit's characters with any padding between them.
@@ -38,8 +41,10 @@ from plateau.stream.text import count_words, match_back
 
 __all__ = ["PADDING", "FoldDetector", "fold"]
 
-#: ASCII characters deleted by the fold: brackets, quotes, punctuation, layout.
-PADDING = "()[]{}<>\"'`.,;:!?*_~|-=#/\\+"
+#: ASCII characters deleted by the fold: brackets, quotes, sentence punctuation and the
+#: markdown emphasis ``*``. Operators (``<``, ``>``, ``=``, ``+``, ``-``, ``/``, ``|``, ``&``)
+#: stay: deleted, they would make ``a < b`` and ``a > b`` the same line.
+PADDING = "()[]{}\"'`.,;:!?*"
 _PAD = PADDING.encode()
 _SHORT = 320  # longest folded period looked for
 _TRIES = 4
@@ -151,6 +156,8 @@ class FoldDetector:
             unit = unit[-d:]
         else:
             d = p
+        if d >= cfg.copy_unit:  # longer folded units: the raw, drift and novelty detectors
+            return None
         text = unit.decode("utf-8", "ignore")
         words = count_words(text)
         if words == 0 or run + d < cfg.span_required(d, words) or b.end < cfg.min_chars:

@@ -18,7 +18,8 @@ consecutive positions ending at the anchor with ``t[j] == t[j - p]`` (the quanti
 "runs" of Main and Lorentz [2]_ and Kolpakov and Kucherov [3]_) -- by galloping slice
 comparisons. A repetition covers ``run + p`` characters, ``(run + p) / p`` copies of the unit;
 it fires once that reaches :meth:`StreamGuardConfig.span_required` for the unit's primitive
-root -- a rule stated in copies of the unit, for every unit length: a unit of ``copy_unit``
+root -- a rule stated in copies of the unit, for every unit length (counted with runs of
+whitespace as one character: indentation is not content): a unit of ``copy_unit``
 (16) characters or more with a word fires by its fourth copy (its third when three copies
 hold 280 characters); a shorter unit with a word (``ny``, ``the``, ``OK``) once it covers
 ``span_floor`` (96) characters; a run of one token with nothing between its copies (a digit,
@@ -52,7 +53,7 @@ import re
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Fire
-from plateau.stream.text import boundary_shift, count_words, is_token_run, match_back, primitive_period
+from plateau.stream.text import boundary_shift, content_length, count_words, is_token_run, match_back, primitive_period
 
 __all__ = ["PeriodDetector"]
 
@@ -182,7 +183,7 @@ class PeriodDetector:
             carry[p] = begin
         words = count_words(unit)
         token = words == 0 and is_token_run(unit)
-        need = cfg.span_required(p, words, token=token)
+        need = cfg.span_required(p, words, token=token, content=content_length(unit))
         reason = "stream.run" if p == 1 and (token or unit.isalnum()) else "stream.period"
         reach = max(begin + need - 1, cfg.min_chars - 1)
         if reach > b.s0 + x:

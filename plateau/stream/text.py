@@ -12,6 +12,7 @@ import re
 __all__ = [
     "WORD",
     "boundary_shift",
+    "content_length",
     "count_words",
     "is_token_run",
     "is_word",
@@ -95,6 +96,22 @@ def count_words(unit: str) -> int:
         return word_count(unit)
     j = m.start()
     return word_count(unit[j:] + unit[:j])
+
+
+def content_length(unit: str) -> int:
+    """Length of a periodic ``unit`` with every run of whitespace counted as one character.
+
+    Indentation and padding spaces are not content: ``"            None,\\n"`` is 6, ``"the "``
+    4. The unit is read as a cycle (a run of whitespace that wraps from its end to its start is
+    one run), so every rotation of a unit has the same content length.
+    """
+    m = re.search(r"\S", unit)
+    if m is None:
+        return 1 if unit else 0
+    j = m.start()
+    r = unit[j:] + unit[:j]
+    n = len(" ".join(r.split()))
+    return n + 1 if r[-1].isspace() else n
 
 
 def is_token_run(unit: str) -> bool:

@@ -825,7 +825,7 @@ def _limits(cfg: StreamGuardConfig) -> dict[str, int]:
     return {
         "tail": keep + 4096 + 2 * 512 + cfg.block,
         "pending": cfg.block,
-        "folded": 2 * 512 + 2 * 2048 + 2 * 4 * cfg.block + 48,
+        "folded": 2 * 256 + 4 * cfg.block + 48,
         "tokens": 3 * (cfg.drift_copies + 1) * max(8, cfg.max_period // 4) + 1024,
         "lines": cfg.line_window,
         "line_chars": cfg.line_window * 512 + 512,

@@ -35,7 +35,7 @@ The chunk path appends the chunk to a pending block and returns a result; every
 bounded whatever the stream's length: the tail holds about ``2 * max_period + 4096``
 characters, the normalised word text of the drift detector ``(drift_copies + 1) * max_period``,
 the line window ``line_window`` lines, the n-gram multiset ``novelty_lookback`` n-grams (plus
-one block), the folded text 4096 bytes, the dialogue detector 64 turns, the semantic layer 64 sentences and 4 batches. After
+one block), the folded text 512 bytes, the dialogue detector 64 turns, the semantic layer 64 sentences and 4 batches. After
 a fire the buffers are released and :meth:`StreamGuard.feed` only counts characters.
 ``scripts/bench_stream.py`` measures the cost per chunk against hermes-agent's line-window
 guard (:class:`plateau.baselines.LineWindow`) in the same run.

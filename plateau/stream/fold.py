@@ -9,9 +9,9 @@ This detector keeps a *folded* copy of the stream's recent text: the ASCII brack
 sentence punctuation and ``*`` deleted (operators kept) (``"(ok,"`` -> ``"ok"``; ``console.log`` -> ``consolelog``), every
 run of whitespace one space. Case is kept: a capital marks a sentence start, and a refrain
 whose lines begin ``And ...`` / ``and ...`` is two lines, not two copies. At the end of every
-block it looks for the folded text's shortest period ending there, exactly as the raw
-detector does for short periods (the last ``kgram`` folded characters are an anchor, its
-nearest earlier occurrences within 320 folded characters propose periods, galloping slice
+block it looks for the folded text's shortest period ending there, as the raw detector does
+for short periods (the last ``kgram`` folded characters are an anchor, its nearest earlier
+occurrences less than ``copy_unit`` folded characters back propose periods, galloping slice
 comparisons measure the run) and applies the rule for short units to the folded unit
 (:meth:`~plateau.stream.StreamGuardConfig.span_required`): a unit shorter than ``copy_unit``
 folded characters fires once the folded repetition covers ``span_floor`` characters. Only
@@ -26,8 +26,8 @@ The fire names one raw copy of the unit: the last copies are found in the raw ta
 pattern of the unit's characters with any padding between them.
 
 Work per block, all in C: one ``encode``, one ``bytes.translate`` that deletes the padding,
-one ``split`` and one ``join``, up to four ``rfind`` and, for a candidate, slice comparisons;
-memory: at most 4096 folded bytes of history and 1024 searched.
+one ``split`` and one ``join``, up to four ``rfind`` over 31 bytes and, for a candidate, slice
+comparisons; memory: at most 512 folded bytes.
 """
 
 from __future__ import annotations
@@ -46,10 +46,8 @@ __all__ = ["PADDING", "FoldDetector", "fold"]
 #: stay: deleted, they would make ``a < b`` and ``a > b`` the same line.
 PADDING = "()[]{}\"'`.,;:!?*"
 _PAD = PADDING.encode()
-_SHORT = 320  # longest folded period looked for
 _TRIES = 4
-_KEEP = 2048  # folded bytes kept: more than the longest span the rule asks of a period up to _SHORT (4 x 320)
-_NEAR = 512  # folded bytes searched for the anchor (more than _SHORT + kgram)
+_NEAR = 256  # folded bytes kept (256 to 512): more than span_floor plus a unit and the anchor
 _MAX_PEND = 48  # bytes of an unfinished token kept
 _PADC = "[" + re.escape(PADDING) + "]*"
 
@@ -83,10 +81,7 @@ class FoldDetector:
         self._reset()
 
     def _reset(self) -> None:
-        self._near = b""  # the last _NEAR to 2 * _NEAR folded bytes: where periods are proposed
-        self._old = b""  # the folded history up to the last join (at most _KEEP bytes)
-        self._parts: list[bytes] = []  # folded blocks since the last join
-        self._plen = 0
+        self._near = b""  # the last _NEAR to 2 * _NEAR folded bytes
         self._pend = b""
 
     def reset(self) -> None:
@@ -96,16 +91,7 @@ class FoldDetector:
     @property
     def size(self) -> int:
         """Folded bytes held."""
-        return len(self._near) + len(self._old) + self._plen + len(self._pend)
-
-    def _full(self) -> bytes:
-        """The folded history (its last ``_KEEP`` bytes at least), joined."""
-        if self._parts:
-            s = self._old + b"".join(self._parts)
-            self._old = s[len(s) - _KEEP :] if len(s) > _KEEP else s
-            self._parts = []
-            self._plen = 0
-        return self._old
+        return len(self._near) + len(self._pend)
 
     def update(self, b: Block) -> Fire | None:
         """Append the block's folded text; fire on a folded repetition ending here."""
@@ -118,27 +104,23 @@ class FoldDetector:
         if not parts:
             return None
         parts.append(b"")
-        add = b" ".join(parts)
-        s = self._near + add
+        s = self._near + b" ".join(parts)
         if len(s) > 2 * _NEAR:
             s = s[len(s) - _NEAR :]
         self._near = s
-        self._parts.append(add)
-        self._plen += len(add)
-        if self._plen > _KEEP:
-            self._full()
-        k = self.config.kgram
+        cfg = self.config
+        k = cfg.kgram
         j = len(s) - k
         if j <= 0:
             return None
         anchor = s[j:]
-        stop = max(0, j - _SHORT)
+        stop = max(0, j - cfg.copy_unit + 1)
         pos = j
         for _ in range(_TRIES):  # each earlier occurrence proposes a longer period
             pos = s.rfind(anchor, stop, pos + k - 1)
             if pos < 0:
                 break
-            fire = self._check(b, self._full(), j - pos)
+            fire = self._check(b, s, j - pos)
             if fire is not None:
                 return fire
         return None
@@ -147,7 +129,7 @@ class FoldDetector:
         cfg = self.config
         x = len(s) - 1
         run = match_back(s, x, p, 0, x + 1)  # type: ignore[arg-type]
-        if run + p < min(cfg.span_floor, cfg.min_copies * max(p, cfg.copy_unit)):
+        if run + p < cfg.span_floor:
             return None
         unit = s[x - p + 1 :]
         d = (unit + unit).find(unit, 1)

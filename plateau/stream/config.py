@@ -41,12 +41,13 @@ class StreamGuardConfig:
         cheaper per character and later.
     span_floor
         Span, in characters, at which a repetition of a *short* unit fires: a unit with a word
-        (a token of two letters or more) shorter than ``copy_unit`` characters -- ``nynyny``,
-        ``the the``, ``OK`` lines, a two- or three-token chant (int, 8..10^9; default 96). The
+        (a token of two letters or more) shorter than ``copy_unit`` characters -- a syllable
+        or a word repeated, a one-word line, a two- or three-token chant (int, 8..10^9;
+        default 96). The
         reader's rule bounds it: a run of a short unit is plain by the time it fills 32 to 96
         characters (half a line to a line). Legitimate text holds up to about 64 characters of
-        one short unit (the eight-word "Buffalo buffalo ..." sentence, a sixteen-fold "na na
-        ..." refrain); 96 is the top of the bound and half as much again.
+        one short unit (a song's sixteen-fold syllable refrain, a sentence made of one word
+        said eight times); 96 is the top of the bound and half as much again.
     structural_span_floor
         Minimum span, in characters, for a unit without a word that is layout -- whitespace,
         dividers, rules and borders (``-``, ``=``, ``_``, ``*``, ``#``, ``~``, ``.``, ``|``,
@@ -180,8 +181,8 @@ class StreamGuardConfig:
         near an earlier sentence (``semantic_similarity``) -- more than this share -- for the
         semantic layer to corroborate a re-check candidate (float in (0, 1]; default 0.5: a
         loop restates most of what it says, the look again, the verdict and the doubt;
-        commentary that moves on restates at most its "let me look again", half of a
-        re-check of one finding).
+        commentary that moves on restates at most its announcement that it looks again, half
+        of a re-check of one finding).
     context_slack
         A bound read from the request ("50 times") excuses up to ``ceil(bound *
         context_slack) + 2`` copies of the requested unit (float >= 1; default 2: twice what

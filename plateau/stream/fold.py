@@ -1,12 +1,12 @@
 r"""Copies compared after folding: a unit repeated with varying whitespace and padding.
 
 A chant rarely repeats byte for byte: the spaces between copies wander, a bracket or a quote
-is opened here and not there, a comma becomes a full stop (``"[ok, got it] (ok, got it)  ok,
-got it."``). The raw period detector (:mod:`~plateau.stream.period`) sees no period; a reader
-sees the same three words again and again.
+is opened here and not there, a comma becomes a full stop (``"[yes, sir] (yes, sir)  yes,
+sir."``). The raw period detector (:mod:`~plateau.stream.period`) sees no period; a reader
+sees the same two words again and again.
 
 This detector keeps a *folded* copy of the stream's recent text: the ASCII brackets, quotes,
-sentence punctuation and ``*`` deleted (operators kept) (``"(ok,"`` -> ``"ok"``; ``console.log`` -> ``consolelog``), every
+sentence punctuation and ``*`` deleted (operators kept) (``"(yes,"`` -> ``"yes"``; ``os.path`` -> ``ospath``), every
 run of whitespace one space. Case is kept: a capital marks a sentence start, and a refrain
 whose lines begin ``And ...`` / ``and ...`` is two lines, not two copies. At the end of every
 block it looks for the folded text's shortest period ending there, as the raw detector does
@@ -69,11 +69,11 @@ class FoldDetector:
     Examples
     --------
     >>> from plateau.stream import StreamGuard
-    >>> chant = "".join(["(ok got it) ", "[ok, got it]  ", "ok got it!\\n", "ok got it; "] * 12)
+    >>> chant = "".join(["(on my way) ", "[on my way,]  ", "on my way!\\n", "on my way; "] * 12)
     >>> guard = StreamGuard()
     >>> res = [guard.feed(c) for c in ["Sure thing. "] + list(chant)]
     >>> res[-1].reason, res[-1].fired_at_chunk
-    ('stream.period', 180)
+    ('stream.period', 116)
     """
 
     def __init__(self, config: StreamGuardConfig) -> None:

@@ -21,7 +21,7 @@ it fires once that reaches :meth:`StreamGuardConfig.span_required` for the unit'
 root -- a rule stated in copies of the unit, for every unit length (counted with runs of
 whitespace as one character: indentation is not content): a unit of ``copy_unit``
 (16) characters or more with a word fires by its fourth copy (its third when three copies
-hold 280 characters); a shorter unit with a word (``ny``, ``the``, ``OK``) once it covers
+hold 280 characters); a shorter unit with a word (a syllable, a word, a one-word line) once it covers
 ``span_floor`` (96) characters; a run of one token with nothing between its copies (a digit,
 a letter, ``!``, an emoji) once it covers ``digit_run_floor`` (96) characters, as
 ``stream.run`` when the token is one character; layout without a word (dividers, table rules

@@ -1,7 +1,7 @@
 """``stream.recheck``: the same passage quoted again and again, each time judged anew.
 
 A reasoning model that has written a function (or read an error, or a rule) may go back to it
-"once more": it quotes the passage, judges it ("this looks correct"), raises the same doubt,
+"once more": it quotes the passage, judges it ("that is right"), raises the same doubt,
 and quotes it again. The commentary between the quotes is templated -- the same sentences in
 shuffled wording -- so no period and no dominant line appear, and code inside the loop keeps
 the novelty detector's prose test from judging it. What does recur verbatim is the passage.

@@ -810,6 +810,7 @@ def test_copies_and_spans_follow_the_documented_rule() -> None:
     cases = [(2, 1, 48), (22, 0, 12), (15, 3, 7), (16, 1, 4), (17, 2, 4), (45, 5, 4), (59, 10, 4), (80, 13, 4), (101, 16, 3), (110, 12, 3)]
     assert [CFG.copies_required(p, w) for p, w, _ in cases] == [c for _, _, c in cases]
     assert CFG.span_required(1, 0) == 256 and CFG.span_required(1, 0, token=True) == 96 and CFG.span_required(22, 0) == 264
+    assert CFG.span_required(143, 0, token=True) == 12 * 143  # a long wordless unit (a row of numbers) is not a token
     assert CFG.span_required(2, 1) == 96 and CFG.span_required(15, 3) == 96 and CFG.span_required(16, 1) == 4 * 16
     assert CFG.span_required(101, 16) == 303 and CFG.span_required(59, 10) == 4 * 59
     assert math.ceil(CFG.copies_char_budget / 101) == 3 and 32 <= CFG.span_floor <= 96 and 32 <= CFG.digit_run_floor <= 96
@@ -962,8 +963,8 @@ def _brute_period_fire(text: str, cfg: StreamGuardConfig) -> int | None:
         words = _count_words(unit)
         if words == 0:
             layout = set("-=_*#~.|+/\\:<>^`'\"")
-            if unit.strip() == unit and not any(ch.isspace() for ch in unit) and not all(ch in layout for ch in unit):
-                return cfg.digit_run_floor
+            if len(unit) < cfg.copy_unit and not any(ch.isspace() for ch in unit) and not all(ch in layout for ch in unit):
+                return max(cfg.digit_run_floor, cfg.min_copies * len(unit))
             return max(cfg.structural_span_floor, cfg.max_copies * len(unit))
         # runs of whitespace count as one character, the unit read as a cycle
         first = next((i for i, ch in enumerate(unit) if not ch.isspace()), 0)

@@ -323,9 +323,10 @@ class StreamGuardConfig:
     def span_required(self, period: int, words: int, *, token: bool = False, content: int | None = None) -> int:
         """Characters a repetition of a ``period``-character unit of ``words`` words must cover.
 
-        ``digit_run_floor`` for a single-token run (``token``: a unit without whitespace that
-        is not layout, such as ``0``, ``!`` or an emoji); ``max(structural_span_floor,
-        max_copies * period)`` for any other unit without a word. A unit with a word is
+        ``max(digit_run_floor, min_copies * period)`` for a single-token run (``token``: a
+        unit shorter than ``copy_unit`` without whitespace that is not layout, such as ``0``,
+        ``!`` or an emoji); ``max(structural_span_floor, max_copies * period)`` for any other
+        unit without a word (a row of numbers included). A unit with a word is
         measured by its ``content`` -- its length with every run of whitespace counted as one
         character, so that indentation is not content (default: ``period``): shorter than
         ``copy_unit``, its copies must hold ``span_floor`` characters of content
@@ -334,8 +335,8 @@ class StreamGuardConfig:
         long unit).
         """
         if words <= 0:
-            if token:
-                return self.digit_run_floor
+            if token and period < self.copy_unit:
+                return max(self.digit_run_floor, self.min_copies * period)
             return max(self.structural_span_floor, self.max_copies * period)
         length = period if content is None else max(1, min(content, period))
         if length < self.copy_unit:

@@ -2,8 +2,9 @@
 
 Each case is scored as ``plateau eval`` scores it: with the real model behind the semantic layer
 (run synchronously), every ``fire`` case must be caught inside its window and no ``no-fire``
-case may fire. Without an embedder only the two cases that need the meaning of sentences may be
-missed -- and nothing else changes.
+case may fire. Without an embedder only the cases that need the meaning of sentences may be
+missed (two loops of paraphrases, and a re-check loop whose quoted passage fires only with the
+semantic layer's corroboration) -- and nothing else changes.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from plateau.evalrun import plateau_stream_fire
 from plateau.evaluate import score_stream_case
 
 CASES = sorted((Path(__file__).resolve().parents[1] / "evals" / "stream").glob("*.json"))
-SEMANTIC_ONLY = {"E21-real-text-loop-with-substitutions", "E31-ill-do-it-chant"}
+SEMANTIC_ONLY = {"E21-real-text-loop-with-substitutions", "E31-ill-do-it-chant", "E40-recheck-loop"}
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -45,7 +46,7 @@ def test_case_is_caught_in_its_window_or_left_alone(path: Path, real_cached: obj
 
 @pytest.mark.parametrize("path", CASES, ids=lambda p: p.stem)
 def test_without_an_embedder_only_meaning_cases_are_missed(path: Path) -> None:
-    """The textual detectors alone: the same verdicts, except the two semantic-only loops (missed, never early)."""
+    """The textual detectors alone: the same verdicts, except the semantic-only loops (missed, never early)."""
     case = _load(path)
     score = score_stream_case(case, plateau_stream_fire(case))
     if case["id"] in SEMANTIC_ONLY:

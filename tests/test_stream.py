@@ -160,21 +160,21 @@ def expected_period_fire(text: str, begin: int, period: int, words: int, cfg: St
 
 
 def test_two_char_token_fires_at_the_span_floor() -> None:
-    """A 2-character token repeated without separator ('nynyny') fires once it covers 128 chars."""
+    """A 2-character token repeated without separator ('nynyny') fires once it covers 96 chars."""
     rng = random.Random(1)
     prefix = prose(rng, 300).rstrip() + " "
     text = prefix + "ny" * 400
     chunks = chunked(text, rng, 2, 7)
     res = run(chunks)
     at = expected_period_fire(text, len(prefix), 2, 1)
-    assert at == len(prefix) + CFG.span_floor - 1 == len(prefix) + 127
+    assert at == len(prefix) + CFG.span_floor - 1 == len(prefix) + 95
     assert res.fired and res.reason == "stream.period"
     assert res.fired_at_chunk == block_chunk(chunks, at)
     assert (res.unit, res.period, res.loop_start, res.cut_offset) == ("ny", 2, len(prefix), len(prefix) + 2)
 
 
 def test_single_word_loop_on_reasoning_channel() -> None:
-    """'the the the ...' on the reasoning channel fires after 128 chars, unit aligned on the word."""
+    """'the the the ...' on the reasoning channel fires after 96 chars, unit aligned on the word."""
     rng = random.Random(2)
     prefix = "Let me figure out why the retry counter resets. The "
     text = prefix + "the " * 300
@@ -187,7 +187,7 @@ def test_single_word_loop_on_reasoning_channel() -> None:
 
 
 def test_subword_token_loop_without_separator() -> None:
-    """A 6-char sub-word token ('ambigu') repeated with no separator fires at 128 chars."""
+    """A 6-char sub-word token ('ambigu') repeated with no separator fires at 96 chars."""
     rng = random.Random(3)
     prefix = "The requirement in the issue is "
     text = prefix + "ambigu" * 200
@@ -297,7 +297,7 @@ def test_long_prose_paragraph_repeated_fires_by_its_third_copy() -> None:
 
 
 def test_single_character_run_judged_by_length() -> None:
-    """A run of one character fires at 256 characters: a 120-char divider stays quiet."""
+    """A run of one token ('!') fires at 96 characters; a 120-char divider (layout) stays quiet."""
     rng = random.Random(10)
     prefix = "Result:\n"
     divider = "-" * 120 + "\n"
@@ -306,8 +306,8 @@ def test_single_character_run_judged_by_length() -> None:
     text = prefix + "!" * 1000
     chunks = chunked(text, rng, 1, 9)
     res = run(chunks)
-    assert res.fired and (res.unit, res.period) == ("!", 1)
-    assert res.fired_at_chunk == block_chunk(chunks, len(prefix) + CFG.structural_span_floor - 1)
+    assert res.fired and (res.reason, res.unit, res.period) == ("stream.run", "!", 1)
+    assert res.fired_at_chunk == block_chunk(chunks, len(prefix) + CFG.digit_run_floor - 1)
 
 
 # ----------------------------------------------------------------------------- line dominance
@@ -769,7 +769,9 @@ _BAD = [
     ("max_period", 1.5),
     ("kgram", 1),
     ("span_floor", 4),
-    ("structural_span_floor", 100),  # below span_floor
+    ("structural_span_floor", 90),  # below span_floor
+    ("copy_unit", 1),
+    ("unit_copies", 13),  # above max_copies
     ("min_copies", 1),
     ("max_copies", 2),  # below min_copies
     ("copies_word_budget", 0),
@@ -803,12 +805,17 @@ def test_config_kgram_above_max_period() -> None:
 
 
 def test_copies_and_spans_follow_the_documented_rule() -> None:
-    """Copies fall with the words of the unit; single characters and wordless units need 256."""
-    cases = [(2, 1, 12), (22, 0, 12), (17, 2, 12), (45, 5, 7), (59, 10, 5), (80, 13, 4), (101, 16, 3), (110, 12, 3), (489, 90, 3)]
+    """A unit of 16 characters or more with a word fires by its 4th copy (3rd when long); a shorter
+    one, or a single-token run, at 96 characters; layout without a word needs 12 copies and 256."""
+    cases = [(2, 1, 48), (22, 0, 12), (15, 3, 7), (16, 1, 4), (17, 2, 4), (45, 5, 4), (59, 10, 4), (80, 13, 4), (101, 16, 3), (110, 12, 3)]
     assert [CFG.copies_required(p, w) for p, w, _ in cases] == [c for _, _, c in cases]
-    assert CFG.span_required(1, 1) == 256 and CFG.span_required(22, 0) == 264
-    assert CFG.span_required(2, 1) == 128 and CFG.span_required(101, 16) == 303
-    assert CFG.span_required(59, 10) == 5 * 59 and math.ceil(48 / 10) == 5
+    assert CFG.span_required(1, 0) == 256 and CFG.span_required(1, 0, token=True) == 96 and CFG.span_required(22, 0) == 264
+    assert CFG.span_required(143, 0, token=True) == 12 * 143  # a long wordless unit (a row of numbers) is not a token
+    assert CFG.span_required(2, 1) == 96 and CFG.span_required(15, 3) == 96 and CFG.span_required(16, 1) == 4 * 16
+    assert CFG.span_required(101, 16) == 303 and CFG.span_required(59, 10) == 4 * 59
+    assert math.ceil(CFG.copies_char_budget / 101) == 3 and 32 <= CFG.span_floor <= 96 and 32 <= CFG.digit_run_floor <= 96
+    # Indentation is not content: an 18-character line holding 'None,' is a 6-character unit.
+    assert CFG.span_required(18, 1, content=6) == 16 * 18 and CFG.span_required(20, 3, content=18) == 4 * 20
 
 
 # ----------------------------------------------------------------------------- bounded memory
@@ -819,6 +826,7 @@ def _limits(cfg: StreamGuardConfig) -> dict[str, int]:
     return {
         "tail": keep + 4096 + 2 * 512 + cfg.block,
         "pending": cfg.block,
+        "folded": 2 * 256 + 4 * cfg.block + 48,
         "tokens": 3 * (cfg.drift_copies + 1) * max(8, cfg.max_period // 4) + 1024,
         "lines": cfg.line_window,
         "line_chars": cfg.line_window * 512 + 512,
@@ -949,13 +957,31 @@ def _brute_period_fire(text: str, cfg: StreamGuardConfig) -> int | None:
         tokens = "".join(ch if (ch.isalnum() or ch == "_") else " " for ch in rotated).split()
         return sum(1 for t in tokens if sum(c.isalpha() for c in t) >= 2)
 
+    def _brute_span(unit: str, cfg: StreamGuardConfig) -> int:
+        # the documented rule, written out: a single-token run (no whitespace, not only layout),
+        # layout without a word, a short unit with a word, a unit of copy_unit characters or more
+        words = _count_words(unit)
+        if words == 0:
+            layout = set("-=_*#~.|+/\\:<>^`'\"")
+            if len(unit) < cfg.copy_unit and not any(ch.isspace() for ch in unit) and not all(ch in layout for ch in unit):
+                return max(cfg.digit_run_floor, cfg.min_copies * len(unit))
+            return max(cfg.structural_span_floor, cfg.max_copies * len(unit))
+        # runs of whitespace count as one character, the unit read as a cycle
+        first = next((i for i, ch in enumerate(unit) if not ch.isspace()), 0)
+        cyc = unit[first:] + unit[:first]
+        content = sum(1 for i, ch in enumerate(cyc) if not (ch.isspace() and i > 0 and cyc[i - 1].isspace()))
+        if content < cfg.copy_unit:
+            return max(math.ceil(cfg.span_floor * len(unit) / content), cfg.min_copies * len(unit))
+        need = min(math.ceil(cfg.copies_word_budget / words), math.ceil(cfg.copies_char_budget / content))
+        return len(unit) * min(cfg.unit_copies, max(cfg.min_copies, need))
+
     runs = [0] * (cfg.max_period + 1)
     for x in range(len(text)):
         for p in range(1, min(cfg.max_period, x) + 1):
             runs[p] = runs[p] + 1 if text[x] == text[x - p] else 0
-            if runs[p] and runs[p] + p >= cfg.span_floor and runs[p] >= 2 * p and x + 1 >= cfg.min_chars:
+            if runs[p] and runs[p] >= 2 * p and x + 1 >= cfg.min_chars:
                 unit = text[x - p + 1 : x + 1]
-                if _primitive_period(unit) == p and runs[p] + p >= cfg.span_required(p, _count_words(unit)):
+                if _primitive_period(unit) == p and runs[p] + p >= _brute_span(unit, cfg):
                     return x
     return None
 

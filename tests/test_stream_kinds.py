@@ -123,12 +123,17 @@ def test_chant_with_drifting_spaces_fires_as_token_copies() -> None:
     """'let me (' with wandering spaces and case (no exact period) fires as equal token copies."""
     rng = random.Random(5)
     head = "I need to compute the total of the three invoices. "
-    chant = "".join(rng.choice(["let me (", "Let me (", "let me  ("]) + rng.choice([" ", "  ", "\n"]) for _ in range(80))
-    text = head + chant
+    copies = [(rng.choice(["let me (", "Let me (", "let me  ("]), rng.choice([" ", "  ", "\n"])) for _ in range(80)]
+    text = head + "".join(c + sep for c, sep in copies)
     a = first_fire(seeded(text, 6), "reasoning")
     b = first_fire(fixed(text, 5), "reasoning")
     assert a.fired and a.reason == "stream.drift" and a.unit is not None and a.unit.lower().startswith("let me")
-    assert a.fired_at_chunk == 50  # seeded regression value: the third block of the chant
+    # A 9-character unit (three tokens and their spaces) is short: its equal token copies must
+    # cover span_floor characters, ceil(96 / 9) = 11 copies; the 11th is complete when the
+    # whitespace after its '(' arrives.
+    need = -(-CFG.span_floor // 9)
+    done = len(head) + sum(len(c) + len(sep) for c, sep in copies[:need]) - len(copies[need - 1][1])
+    assert a.fired_at_chunk == block_chunk(seeded(text, 6), done)
     assert (a.reason, a.loop_start, a.cut_offset) == (b.reason, b.loop_start, b.cut_offset)
     assert b.fired_at_chunk == chunk_of(fixed(text, 5), a.chars // B * B - 1)  # the same block ends the same way
 
@@ -227,7 +232,7 @@ PARAPHRASES = [
     "Let me open the settings once again and look at the port.",
     "So the config file needs another look at its port entry.",
 ]
-TEXT = "The server does not start on the expected port. " + " ".join(PARAPHRASES) + " Hmm. " * 30
+TEXT = "The server does not start on the expected port. " + " ".join(PARAPHRASES) + " Hmm. " * 17  # under span_floor
 
 
 @pytest.mark.parametrize("background", [False, True])

@@ -578,6 +578,155 @@ def build() -> None:
         late_copies=8,
     )
 
+    dev_cases()
+
+
+def dev_cases() -> None:
+    """Synthetic dev cases (E35-E44) for the copies rule, written with the rule they check.
+
+    Windows follow the rule of the set: they open when the evidence is complete for a reader
+    (the 3rd copy of a sentence, 32 characters of a short unit or a token run, the start of the
+    3rd template pair, the start of the 3rd re-check) and close at the 5th copy, 96 characters
+    plus one 64-character block, the end of the 4th pair, the end of the 5th re-check.
+    """
+    rng = random.Random(35)
+    answer = paragraphs(readme_section("### How it decides (short)"))[0] + "\n\n"
+    loop_case(
+        "E35-short-sentence-loop",
+        "a 20-character sentence repeated after an answer (dev case)",
+        "synthetic dev case: the 4th-copy rule for units of 16 characters or more",
+        answer,
+        ["Thanks for waiting!\n"] * 40,
+        first_copy=3,
+        late_copies=2,
+        late_chars=2 * 20 + 64,  # to the 5th copy, plus one 64-character block
+    )
+    chant = []
+    for _ in range(60):
+        chant.append(
+            rng.choice(["", "(", "[", '"', "**"]) + "ok got it" + rng.choice(["", ")", "]", '"', "**", ",", ".", "!"]) + rng.choice([" ", "  ", "\n", "\t"])
+        )
+    loop_case(
+        "E36-padded-chant",
+        "a three-token phrase repeated with wandering whitespace and brackets (dev case)",
+        "synthetic dev case: copies compared after folding whitespace and padding",
+        "Sure, I will take care of it.\n",
+        chant,
+        first_copy=4,  # 4 folded copies of 'ok got it ' cover 40 >= 32 characters
+        late_copies=6,  # 10 copies cover 100 >= 96
+        late_chars=200,
+    )
+    loop_case(
+        "E37-exclamation-run",
+        "'!' repeated after an answer (dev case)",
+        "synthetic dev case: a single-token run fires within 96 characters",
+        answer,
+        ["!"] * 800,
+        first_copy=32,
+        late_copies=0,
+        late_chars=96 + 64 - 32,
+    )
+    loop_case(
+        "E38-emoji-run",
+        "one emoji repeated (dev case)",
+        "synthetic dev case: a single-token run fires within 96 characters",
+        "Done! Your calendar is updated. ",
+        ["\U0001f389"] * 600,
+        first_copy=32,
+        late_copies=0,
+        late_chars=96 + 64 - 32,
+    )
+    qa = [
+        ("What time is the meeting?", "It starts at ten in room B."),
+        ("Who else is coming?", "Ana and the two new engineers."),
+        ("Should I bring the slides?", "Yes, the budget slides please."),
+        ("Is lunch provided?", "Sandwiches arrive at noon."),
+        ("Can I join remotely?", "The link is in the invitation."),
+        ("When does it end?", "By half past eleven."),
+    ]
+    pairs = [f"<|im_end|>\n<|im_start|>user\n{q}<|im_end|>\n<|im_start|>assistant\n{a}" for q, a in qa]
+    loop_case(
+        "E39-template-cycles",
+        "the model writes new user turns and answers them, each pair different (dev case)",
+        "synthetic dev case: self-dialogue counted per cycle, fired during the 3rd pair, never the 1st",
+        "The meeting is on Thursday.",
+        pairs,
+        first_copy=2,  # the window opens where the 3rd pair begins
+        late_copies=2,  # and closes at the end of the 4th pair
+        late_chars=0,
+    )
+    func = "def total(items):\n    s = 0\n    for x in items:\n        if x > 0:\n            s += x\n    return s\n"
+    head = "The user wants the sum of the positive numbers in a list. Here is my implementation:\n```python\n" + func + "```\n"
+    checks = []
+    for _ in range(20):
+        checks.append(
+            rng.choice(["Wait, let me check the function again:", "Hmm, let me re-check the function:", "Actually, let me look at the function once more:"])
+            + "\n```python\n" + func + "```\n"
+            + rng.choice(["This looks correct.", "That seems right.", "It looks correct to me."]) + " "
+            + rng.choice(["The loop skips the negative numbers.", "Negative values are skipped by the if.", "The if ignores the negative numbers."]) + " "
+            + rng.choice(["But what about an empty list?", "What if the list is empty, though?", "And an empty list returns 0, which is fine."])
+            + "\n\n"
+        )
+    loop_case(
+        "E40-recheck-loop",
+        "the same function quoted and re-judged in templated words (dev case)",
+        "synthetic dev case: a re-check loop caught between the 3rd and 5th re-check",
+        head,
+        checks,
+        channel="reasoning",
+        first_copy=2,  # the window opens where the 3rd re-check begins
+        late_copies=3,  # and closes at the end of the 5th
+        late_chars=0,
+    )
+    findings = [
+        "The variable name s could be clearer, so I will call it subtotal in the docstring.",
+        "Booleans are integers in Python, so True would be counted as one; the user said numbers only.",
+        "A generator expression would be shorter, but the loop is easier to read for a beginner.",
+        "Floating point inputs work as well because the comparison with zero is exact.",
+        "The type hint should say Iterable of float, since any iterable is accepted here.",
+        "Very large lists are fine: the loop keeps one running value and no copy of the data.",
+    ]
+    moving = head + "".join(
+        rng.choice(["Let me look at the function again:", "Once more, the function:"]) + "\n```python\n" + func + "```\n" + f + "\n\n" for f in findings
+    )
+    case(
+        "E41-recheck-moving-on-legit",
+        "the same function quoted before each new finding (legitimate, dev case)",
+        "synthetic dev case: a quoted passage whose commentary moves on",
+        moving,
+        verdict="no-fire",
+        channel="reasoning",
+    )
+    services = ["api", "auth", "billing", "catalog", "checkout", "email", "inventory", "orders", "search", "users"]
+    jmap = json.dumps({n: {"enabled": True, "retries": 3, "timeout_s": 30, "region": "eu-west-1"} for n in services}, indent=2)
+    case(
+        "E42-json-map-repeated-keys-legit",
+        "a JSON map whose entries repeat the same keys and values (legitimate, dev case)",
+        "synthetic dev case",
+        "Here is the configuration:\n\n```json\n" + jmap + "\n```\n",
+        verdict="no-fire",
+        channel="tool_args",
+    )
+    literals = (
+        "The parent hash of the genesis block is 0x" + "0" * 64 + ", and the burn address is 0x" + "0" * 40 + ".\n\n"
+        + "=" * 88 + "\n" + "| step | status |\n|------|--------|\n| 1 | ok |\n| 2 | ok |\n| 3 | ok |\n" + "-" * 88 + "\n"
+    )  # fmt: skip
+    case(
+        "E43-zero-literals-and-rules-legit",
+        "a 64-digit zero hash, a zero address, rules and an ok column (legitimate, dev case)",
+        "synthetic dev case: literals are shorter than the token-run bound",
+        literals,
+        verdict="no-fire",
+    )
+    case(
+        "E44-requested-line-20-legit",
+        "the user asked for a line 20 times (legitimate, dev case)",
+        "synthetic dev case: what the request asks to repeat",
+        "All work and no play makes Jack a dull boy.\n" * 20,
+        verdict="no-fire",
+        context="Write 'All work and no play makes Jack a dull boy.' 20 times.",
+    )
+
 
 if __name__ == "__main__":
     build()

@@ -10,12 +10,16 @@ or, short of that, should the model be steered (``steer`` and ``message``).
 One detector per module, composed by :mod:`plateau.stream.guard`:
 
 =============================  ===============================================================
-``stream.period`` / ``.run``    :mod:`~plateau.stream.period` -- exact repetition, any period
+``stream.period`` / ``.run``    :mod:`~plateau.stream.period` -- exact repetition, any period;
+                                :mod:`~plateau.stream.fold` -- copies equal once whitespace and
+                                padding are folded
 ``stream.self_dialogue``        :mod:`~plateau.stream.dialogue` -- chat-template turns for both sides
 ``stream.stutter``              :mod:`~plateau.stream.stutter` -- doubled words, ``thethethe``
 ``stream.line_dominance``       :mod:`~plateau.stream.lines` -- a few lines fill the window
 ``stream.drift``                :mod:`~plateau.stream.drift` -- copies whose words or counters drift
 ``stream.low_novelty``          :mod:`~plateau.stream.novelty` -- recycled word n-grams
+``stream.recheck``              :mod:`~plateau.stream.recheck` -- a passage quoted again and again
+                                (fires only with the semantic layer's corroboration)
 ``stream.semantic_loop``        :mod:`~plateau.stream.semantic` -- recurrence of meaning (steers;
                                 fires only with the wording's corroboration)
 =============================  ===============================================================
@@ -31,7 +35,7 @@ The chunk path appends the chunk to a pending block and returns a result; every
 bounded whatever the stream's length: the tail holds about ``2 * max_period + 4096``
 characters, the normalised word text of the drift detector ``(drift_copies + 1) * max_period``,
 the line window ``line_window`` lines, the n-gram multiset ``novelty_lookback`` n-grams (plus
-one block), the dialogue detector 64 turns, the semantic layer 64 sentences and 4 batches. After
+one block), the folded text 512 bytes, the dialogue detector 64 turns, the semantic layer 64 sentences and 4 batches. After
 a fire the buffers are released and :meth:`StreamGuard.feed` only counts characters.
 ``scripts/bench_stream.py`` measures the cost per chunk against hermes-agent's line-window
 guard (:class:`plateau.baselines.LineWindow`) in the same run.

@@ -40,39 +40,49 @@ class StreamGuardConfig:
         (at most ``block - 1`` characters after the character that completed it). Larger is
         cheaper per character and later.
     span_floor
-        Minimum span, in characters, a repetition must cover before it fires (int, 8..10^9;
-        default 128). What legitimate text holds of a short unit with letters: "hahaha",
-        "very very", "na na na", a doubled word, a 3-4 word phrase said twice -- all well
-        under 64 characters; 128 is twice that. A 2-6 character token loop (``nynyny``,
-        ``the the``, ``ambiguambigu``) covers 128 characters after 21-64 copies. Only units
-        shorter than about 11 characters reach this floor; longer ones need more copies anyway.
+        Span, in characters, at which a repetition of a *short* unit fires: a unit with a word
+        (a token of two letters or more) shorter than ``copy_unit`` characters -- a syllable
+        or a word repeated, a one-word line, a two- or three-token chant (int, 8..10^9;
+        default 96). The
+        reader's rule bounds it: a run of a short unit is plain by the time it fills 32 to 96
+        characters (half a line to a line). Legitimate text holds up to about 64 characters of
+        one short unit (a song's sixteen-fold syllable refrain, a sentence made of one word
+        said eight times); 96 is the top of the bound and half as much again.
     structural_span_floor
-        Minimum span, in characters, for a unit of period 1 or a unit without a word (see
-        ``max_copies``): dividers, table rules and borders, box sides, padding, whitespace,
-        digits (int, 8..10^9, at least ``span_floor``; default 256). Legitimate text holds
-        58-120 character box-drawing or ``----`` dividers, markdown table rules, 64-digit
-        hex or binary literals, base64 ``==`` padding; 256 is twice the widest common divider.
+        Minimum span, in characters, for a unit without a word that is layout -- whitespace,
+        dividers, rules and borders (``-``, ``=``, ``_``, ``*``, ``#``, ``~``, ``.``, ``|``,
+        ``+``, box drawing), or wordless tokens separated by spaces (``00 00``, ``0, 0,``: a
+        hexdump, a zero matrix) (int, 8..10^9, at least ``span_floor``; default 256).
+        Legitimate text holds 58-120 character box-drawing or ``----`` dividers, markdown table
+        rules, rows of zeros in data; 256 is twice the widest common divider.
     min_copies
         Fewest copies of any unit (int, 2..64; default 3). Two verbatim copies in a row are
         legitimate (a doubled refrain, code shown twice); three copies of a 100-character
         sentence pair or of a function body are a loop.
+    copy_unit
+        Characters from which a unit with a word is judged by its copies rather than by its
+        span (int, 2..4096; default 16: about three words of English, whose words average
+        five characters with their space). Shorter units are a word or two, which legitimate
+        text repeats more often (a laugh, a chant, "no no no no").
+    unit_copies
+        Copies by which a repetition of a unit of ``copy_unit`` characters or more with a word
+        fires (int, ``min_copies``..``max_copies``; default 4). Legitimate text holds at most
+        three copies of a phrase in a row (a tripled refrain, three identical calls in a test);
+        a reader stops a repeated sentence or line by its fourth copy.
     max_copies
-        Copies a unit with at most one word needs -- a word is a token with at least two
-        letters, so numbers, punctuation and box-drawing do not count (int,
-        ``min_copies``..1000; default 12). A diagram may repeat an empty box side a handful
-        of times, a matrix a zero row a few times; a dozen identical lines in a row is a stuck
+        Copies a unit without a word that is layout needs (see ``structural_span_floor``; int,
+        ``min_copies``..1000; default 12). A diagram may repeat an empty box side a handful of
+        times, a matrix a zero row a few times; a dozen identical lines in a row is a stuck
         stream (Qwen3-VL issue #1611 repeats one box side until the output cap).
     copies_word_budget
         Words the copies must hold together (int, 1..10,000; default 48).
     copies_char_budget
         Characters the copies must hold together (int, 1..1,000,000; default 280). A unit of
-        *w* >= 2 words and *p* characters needs ``clamp(min(ceil(copies_word_budget / w),
-        ceil(copies_char_budget / p)), min_copies, max_copies)`` copies: the copies must hold
-        about 48 words or 280 characters, and at least three copies. A 95-character sentence
-        pair needs 3 copies, a two-line 59-character refrain of 10 words 5 (a refrain sung four
-        times in a row stays quiet), a 45-character code line of 5 words 7 (a test pressing the
-        same key five times stays quiet). 280 characters are three copies of a two-sentence
-        unit, the point where a summary repeated verbatim is unmistakably a chant.
+        *w* >= 1 words and *p* >= ``copy_unit`` characters needs ``clamp(min(ceil(
+        copies_word_budget / w), ceil(copies_char_budget / p)), min_copies, unit_copies)``
+        copies: three copies once they hold about 48 words or 280 characters (a 95-character
+        sentence pair, a function body), else four. 280 characters are three copies of a
+        two-sentence unit, the point where a summary repeated verbatim is unmistakably a chant.
     line_window
         Non-trivial lines in the line-dominance window (int, 4..4096; default 32).
     line_min_words
@@ -128,15 +138,23 @@ class StreamGuardConfig:
         Prose doubles a word in well under 1 % of its words ("that that", "had had"); a laugh
         ("ha ha ha ha") fills one block, not four.
     digit_run_floor
-        Characters a run of one repeated digit or letter must cover (int, 8..10^9; default
-        128): a stream of zeros. Shorter runs are literals (a 64-bit mask, a 64-digit hash).
+        Characters a run of one token with nothing between its copies must cover -- a digit,
+        a letter, ``!`` or an emoji repeated, or a short wordless token such as ``0x`` (int,
+        8..10^9; default 96): a stream of zeros. Within the reader's 32-96 character bound
+        (see ``span_floor``) and above the longest legitimate run, a 64-digit literal (a
+        256-bit hash or zero value in hex, a 64-bit mask in binary).
     dialogue_turns
-        Turns of an impersonated chat template -- a role marker such as ``<|im_start|>user``,
-        ``[INST]`` or ``<start_of_turn>user`` inside the model's own output -- that fire when
-        every turn of the same role is alike (int, 2..64; default 3).
+        Cycles of an impersonated chat template -- role markers such as ``<|im_start|>user``,
+        ``[INST]`` or ``<start_of_turn>user`` inside the model's own output, one cycle the
+        shortest repeating sequence of roles (a user/assistant turn pair) -- at whose start the
+        self-dialogue fires (int, 2..64; default 3: the second repeat of the cycle, during the
+        third turn pair; the first cycle repeats nothing and the second is its first repeat,
+        which a few-shot example or a quoted exchange also holds). Also the number of alike
+        turns of one role that fire.
     dialogue_max_turns
-        Role-marked turns that fire whatever they say (int, ``dialogue_turns``..1000; default
-        8): a response that keeps writing both sides of a conversation.
+        Special-token markers after which turns that recur without a fixed cycle fire, once
+        the last marker's role opened ``dialogue_turns`` of them (int,
+        ``dialogue_turns``..1000; default 8: four turn pairs).
     semantic_similarity
         Cosine similarity above which a completed sentence *lands near* an earlier sentence of
         the same response (float in (0, 1]; default 0.8). Paraphrases of MiniLM score about
@@ -152,6 +170,19 @@ class StreamGuardConfig:
         this low (fresh fraction of word n-grams, float in (0, 1]; default 0.4: most of the
         wording recycled): the sentences recur in meaning *and* in wording. Alone, meaning only
         steers.
+    recheck_quotes
+        Occurrences of a passage of three lines (24 characters or more) that make a re-check
+        loop candidate (int, 3..64; default 4: the original and three re-checks, inside the
+        3rd-5th re-check bound at which a reader sees that nothing is being learned; two
+        re-checks of code after an edit are ordinary). Fires only with the semantic layer's
+        corroboration (``recheck_near``).
+    recheck_near
+        Share of the sentences written since the passage's third occurrence that must land
+        near an earlier sentence (``semantic_similarity``) -- more than this share -- for the
+        semantic layer to corroborate a re-check candidate (float in (0, 1]; default 0.5: a
+        loop restates most of what it says, the look again, the verdict and the doubt;
+        commentary that moves on restates at most its announcement that it looks again, half
+        of a re-check of one finding).
     context_slack
         A bound read from the request ("50 times") excuses up to ``ceil(bound *
         context_slack) + 2`` copies of the requested unit (float >= 1; default 2: twice what
@@ -179,9 +210,11 @@ class StreamGuardConfig:
     max_period: int = 4096
     kgram: int = 16
     block: int = 64
-    span_floor: int = 128
+    span_floor: int = 96
     structural_span_floor: int = 256
     min_copies: int = 3
+    copy_unit: int = 16
+    unit_copies: int = 4
     max_copies: int = 12
     copies_word_budget: int = 48
     copies_char_budget: int = 280
@@ -198,13 +231,15 @@ class StreamGuardConfig:
     drift_copies: int = 4
     drift_similarity: float = 0.75
     stutter_blocks: int = 4
-    digit_run_floor: int = 128
+    digit_run_floor: int = 96
     dialogue_turns: int = 3
     dialogue_max_turns: int = 8
     semantic_similarity: float = 0.8
     semantic_window: int = 8
     semantic_fraction: float = 0.75
     corroboration_fresh: float = 0.4
+    recheck_quotes: int = 4
+    recheck_near: float = 0.5
     context_slack: float = 2.0
     context_cap_chars: int = 20_000
 
@@ -216,6 +251,8 @@ class StreamGuardConfig:
             "span_floor": (8, 1_000_000_000),
             "structural_span_floor": (8, 1_000_000_000),
             "min_copies": (2, 64),
+            "copy_unit": (2, 4096),
+            "unit_copies": (2, 1000),
             "max_copies": (2, 1000),
             "copies_word_budget": (1, 10_000),
             "copies_char_budget": (1, 1_000_000),
@@ -233,6 +270,7 @@ class StreamGuardConfig:
             "digit_run_floor": (8, 1_000_000_000),
             "dialogue_turns": (2, 64),
             "dialogue_max_turns": (2, 1000),
+            "recheck_quotes": (3, 64),
             "semantic_window": (4, 256),
             "context_cap_chars": (64, 1_000_000_000),
         }
@@ -246,7 +284,7 @@ class StreamGuardConfig:
         prose = self.novelty_min_prose
         if isinstance(prose, bool) or not isinstance(prose, (int, float)) or not 0.0 <= prose <= 1.0:
             raise ValueError(f"novelty_min_prose must be a number in [0, 1], got {prose!r}")
-        for name in ("drift_similarity", "semantic_similarity", "semantic_fraction", "corroboration_fresh"):
+        for name in ("drift_similarity", "semantic_similarity", "semantic_fraction", "corroboration_fresh", "recheck_near"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value <= 1.0:
                 raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
@@ -257,6 +295,7 @@ class StreamGuardConfig:
             ("kgram", self.kgram <= self.max_period, "at most max_period"),
             ("structural_span_floor", self.structural_span_floor >= self.span_floor, "at least span_floor"),
             ("max_copies", self.max_copies >= self.min_copies, "at least min_copies"),
+            ("unit_copies", self.min_copies <= self.unit_copies <= self.max_copies, "in [min_copies, max_copies]"),
             ("line_max_distinct", self.line_max_distinct < self.line_window, "less than line_window"),
             ("novelty_window", self.novelty_window <= self.novelty_lookback, "at most novelty_lookback"),
             ("dialogue_max_turns", self.dialogue_max_turns >= self.dialogue_turns, "at least dialogue_turns"),
@@ -268,21 +307,38 @@ class StreamGuardConfig:
     def copies_required(self, period: int, words: int) -> int:
         """Copies a unit of ``period`` characters and ``words`` words must reach.
 
-        ``max_copies`` for a unit with at most one word; otherwise ``clamp(min(ceil(
+        ``max_copies`` for a unit without a word; ``max(min_copies, ceil(span_floor /
+        period))`` for a unit shorter than ``copy_unit``; otherwise ``clamp(min(ceil(
         copies_word_budget / words), ceil(copies_char_budget / period)), min_copies,
-        max_copies)``.
+        unit_copies)``.
         """
-        if words <= 1:
+        if words <= 0:
             return self.max_copies
-        need = min(math.ceil(self.copies_word_budget / words), math.ceil(self.copies_char_budget / max(period, 1)))
-        return min(self.max_copies, max(self.min_copies, need))
+        period = max(period, 1)
+        if period < self.copy_unit:
+            return max(self.min_copies, math.ceil(self.span_floor / period))
+        need = min(math.ceil(self.copies_word_budget / words), math.ceil(self.copies_char_budget / period))
+        return min(self.unit_copies, max(self.min_copies, need))
 
-    def span_required(self, period: int, words: int) -> int:
+    def span_required(self, period: int, words: int, *, token: bool = False, content: int | None = None) -> int:
         """Characters a repetition of a ``period``-character unit of ``words`` words must cover.
 
-        ``max(floor, copies_required(period, words) * period)`` where the floor is
-        ``structural_span_floor`` for a period of 1 or a unit without a word, else
-        ``span_floor``.
+        ``max(digit_run_floor, min_copies * period)`` for a single-token run (``token``: a
+        unit shorter than ``copy_unit`` without whitespace that is not layout, such as ``0``,
+        ``!`` or an emoji); ``max(structural_span_floor, max_copies * period)`` for any other
+        unit without a word (a row of numbers included). A unit with a word is
+        measured by its ``content`` -- its length with every run of whitespace counted as one
+        character, so that indentation is not content (default: ``period``): shorter than
+        ``copy_unit``, its copies must hold ``span_floor`` characters of content
+        (``ceil(span_floor * period / content)`` characters, at least ``min_copies`` copies);
+        otherwise ``copies_required(content, words) * period`` (four copies, or three of a
+        long unit).
         """
-        floor = self.structural_span_floor if (period == 1 or words == 0) else self.span_floor
-        return max(floor, self.copies_required(period, words) * period)
+        if words <= 0:
+            if token and period < self.copy_unit:
+                return max(self.digit_run_floor, self.min_copies * period)
+            return max(self.structural_span_floor, self.max_copies * period)
+        length = period if content is None else max(1, min(content, period))
+        if length < self.copy_unit:
+            return max(math.ceil(self.span_floor * period / length), self.min_copies * period)
+        return self.copies_required(length, words) * period

@@ -10,7 +10,9 @@ began (a loop's second copy is registered, its third finds the second). When thr
 detector counts them) and a third of them at one distance, that most common distance *q* (in tokens) is the candidate period, and the last
 slices of *q* tokens are the copies. Copies equal as token lists -- only spacing or case drift, as in a ``"let me ("`` chant with
 wandering spaces -- fire under the exact rule (the copies that cover ``span_required`` characters, as
-``stream.period``). Otherwise it fires when the last ``max(drift_copies,
+``stream.period``, for a unit shorter than ``copy_unit``; for a longer one the copies must hold
+48 words or 280 characters, between ``min_copies`` and ``max_copies`` copies, because
+whitespace also carries structure: an indented tree repeats its folded lines). Otherwise it fires when the last ``max(drift_copies,
 copies_required + 1)`` copies -- one more than an
 exact repetition of such a unit needs, so that a refrain sung as often as the period detector
 allows stays quiet --
@@ -132,7 +134,15 @@ class DriftDetector:
         unit = kept[end - q :]
         chars = sum(map(len, unit)) + q
         words = sum(1 for w in unit if _LETTERS2.search(w))
-        exact = -(-cfg.span_required(chars, words) // chars)  # the copies the exact rule needs
+        if words and chars >= cfg.copy_unit:
+            # Copies equal only once whitespace and case are folded: whitespace also carries
+            # structure (an indented tree repeats its folded lines), so a long unit needs the
+            # evidence budget -- 48 words or 280 characters, 3 to max_copies copies -- rather
+            # than the 4 copies of a verbatim repetition.
+            budget = min(-(-cfg.copies_word_budget // words), -(-cfg.copies_char_budget // chars))
+            exact = min(cfg.max_copies, max(cfg.min_copies, budget))
+        else:
+            exact = -(-cfg.span_required(chars, words) // chars)  # the copies the exact rule needs
         # Copies equal as token lists (only spacing and case drift): the exact rule.
         if q * exact <= end:
             same = {" ".join(kept[end - (i + 1) * q : end - i * q]) for i in range(exact)}

@@ -3,12 +3,13 @@
 :class:`StreamGuard` buffers the chunks of one channel into blocks of ``config.block``
 characters aligned on the stream's start, and runs every detector over each completed block
 (:mod:`~plateau.stream.novelty` first -- the period and drift detectors read what it counted --
-then :mod:`~plateau.stream.period`, :mod:`~plateau.stream.dialogue`,
+then :mod:`~plateau.stream.period`, :mod:`~plateau.stream.fold`, :mod:`~plateau.stream.dialogue`,
 :mod:`~plateau.stream.stutter`, :mod:`~plateau.stream.lines` and
 :mod:`~plateau.stream.drift`). The earliest fire of a block wins, unless the request
 (:class:`~plateau.stream.context.RequestContext`) excuses it. With an embedder, the completed
 sentences also feed :class:`~plateau.stream.semantic.SemanticRecurrence`, which steers alone and
-fires only with textual corroboration.
+fires only with textual corroboration, and corroborates the passages that
+:mod:`~plateau.stream.recheck` finds quoted again and again (``stream.recheck``).
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from plateau.stream.config import StreamGuardConfig
 from plateau.stream.context import RequestContext
 from plateau.stream.dialogue import DialogueDetector
 from plateau.stream.drift import DriftDetector
+from plateau.stream.fold import FoldDetector
 from plateau.stream.lines import LineDetector
 from plateau.stream.novelty import NoveltyDetector
 from plateau.stream.period import PeriodDetector
+from plateau.stream.recheck import RecheckDetector
 from plateau.stream.result import CHANNELS, Fire, GuardResult
 from plateau.stream.semantic import SemanticRecurrence
 from plateau.stream.stutter import StutterDetector
@@ -83,7 +86,7 @@ class StreamGuard:
     >>> chunks = ["Let me think. "] + ["the "] * 60
     >>> res = [guard.feed(c) for c in chunks]
     >>> res[-1].fired, res[-1].reason, repr(res[-1].unit), res[-1].fired_at_chunk
-    (True, 'stream.period', "'the '", 45)
+    (True, 'stream.period', "'the '", 29)
     >>> from plateau.stream import truncate
     >>> truncate("".join(chunks), res[-1])[:22]
     'Let me think. the \\n[..'
@@ -121,15 +124,19 @@ class StreamGuard:
         self._tail = Tail(2 * cfg.max_period + cfg.kgram, _TAIL_SLACK)
         self._splitter = Splitter(cfg.novelty_ngram)
         self._period = PeriodDetector(cfg)
+        self._fold = FoldDetector(cfg)
         self._lines = LineDetector(cfg, track_totals=self.context.requested)
         self._novelty = NoveltyDetector(cfg)
         self._stutter = StutterDetector(cfg)
         self._drift = DriftDetector(cfg)
         self._dialogue = DialogueDetector(cfg)
-        self._detectors = (self._novelty, self._period, self._dialogue, self._stutter, self._lines, self._drift)
+        self._detectors = (self._novelty, self._period, self._fold, self._dialogue, self._stutter, self._lines, self._drift)
         self._semantic: SemanticRecurrence | None = None
+        self._recheck: RecheckDetector | None = None
         if self.embedder is not None and self.channel != "tool_args":
             self._semantic = SemanticRecurrence(self.embedder, cfg, background=self.semantic_background)
+            self._recheck = RecheckDetector(cfg)
+            self._detectors += (self._recheck,)
         self._quiet = dict(GuardResult(fired=False, chars=0).__dict__)
         self._result = GuardResult(fired=False, chars=0)
 
@@ -232,12 +239,14 @@ class StreamGuard:
         Returns
         -------
         dict
-            ``tail``, ``pending`` and ``line_chars`` (characters); ``tokens`` (drift), ``lines``,
+            ``tail``, ``pending`` and ``line_chars`` (characters); ``folded`` (bytes);
+            ``tokens`` (drift), ``lines``,
             ``ngrams``, ``ngram_kinds``, ``turns`` and ``sentences`` (entries).
         """
         return {
             "tail": self._tail.size,
             "pending": len(self._buf),
+            "folded": self._fold.size,
             "tokens": self._drift.size,
             "lines": self._lines.size,
             "line_chars": self._lines.chars,
@@ -264,8 +273,32 @@ class StreamGuard:
             sem.add(piece, block.end - len(piece))
             sem.poll()
             if fire is None:
+                fire = self._judge_recheck(block)
+            if fire is None:
                 fire = self._judge_semantic(block.end, block)
         return fire
+
+    def _judge_recheck(self, block: Block) -> Fire | None:
+        """Fire on a passage quoted again and again (textual) when the commentary restates itself (semantic)."""
+        rc = self._recheck
+        sem = self._semantic
+        if rc is None or sem is None or rc.candidate is None:
+            return None
+        sem.flush()
+        near, total = sem.near_since(rc.third)
+        if total < 2 or near <= self.config.recheck_near * total or block.end < self.config.min_chars:
+            return None
+        cand = rc.candidate
+        fire = Fire(
+            at=block.end - 1,
+            reason=cand.reason,
+            unit=cand.unit,
+            period=None,
+            loop_start=cand.loop_start,
+            cut_offset=cand.cut_offset,
+            copies=cand.copies,
+        )
+        return None if self._excused(fire, block) else fire
 
     def _excused(self, fire: Fire, block: Block) -> bool:
         ctx = self.context
@@ -325,3 +358,4 @@ class StreamGuard:
             detector.reset()
         self._drift.reset()
         self._semantic = None
+        self._recheck = None

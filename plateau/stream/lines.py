@@ -38,15 +38,16 @@ class LineDetector:
 
     Examples
     --------
-    Three lines in random order after twenty distinct ones (the drift detector is turned off here:
-    it notices the recycled wording first):
+    Three lines in random order after twenty distinct ones (the drift detector is turned off and
+    the copies rule held to twelve copies here: they notice the recycled wording, or a line
+    repeated four times in a row, first):
 
     >>> import random
     >>> from plateau.stream import StreamGuard, StreamGuardConfig
     >>> rng = random.Random(0)
     >>> lines = [f"line {i} of the report says something new about item {i * 7}\n" for i in range(20)]
     >>> loop = ["- **Texture**: see the texture notes.\n", "- **Tone**: keep it calm.\n", "- **Pace**: slow down first.\n"]
-    >>> guard = StreamGuard(config=StreamGuardConfig(drift_copies=64))
+    >>> guard = StreamGuard(config=StreamGuardConfig(drift_copies=64, unit_copies=12))
     >>> res = [guard.feed(c) for c in lines + [rng.choice(loop) for _ in range(60)]]
     >>> res[-1].reason, res[-1].fired_at_chunk
     ('stream.line_dominance', 47)

@@ -18,10 +18,16 @@ consecutive positions ending at the anchor with ``t[j] == t[j - p]`` (the quanti
 "runs" of Main and Lorentz [2]_ and Kolpakov and Kucherov [3]_) -- by galloping slice
 comparisons. A repetition covers ``run + p`` characters, ``(run + p) / p`` copies of the unit;
 it fires once that reaches :meth:`StreamGuardConfig.span_required` for the unit's primitive
-root: single characters and units without words (dividers, table rules and borders, box sides,
-padding) need 256 characters and 12 copies, short units with letters 128 characters, wordy
-units three copies. One digit or letter repeated (a stream of zeros) is ``stream.run`` and
-needs ``digit_run_floor`` characters.
+root -- a rule stated in copies of the unit, for every unit length (counted with runs of
+whitespace as one character: indentation is not content): a unit of ``copy_unit``
+(16) characters or more with a word fires by its fourth copy (its third when three copies
+hold 280 characters); a shorter unit with a word (a syllable, a word, a one-word line) once it covers
+``span_floor`` (96) characters; a run of one token with nothing between its copies (a digit,
+a letter, ``!``, an emoji) once it covers ``digit_run_floor`` (96) characters, as
+``stream.run`` when the token is one character; layout without a word (dividers, table rules
+and borders, box sides, padding, rows of ``00 `` or ``0, ``) needs 256 characters and 12
+copies. :mod:`~plateau.stream.fold` applies the same rule to copies compared after folding
+whitespace and padding.
 
 A loop of period *p* is found by the first block that ends inside it after the span is reached:
 any anchor inside a periodic span recurs *p* characters earlier. A unit longer than 320
@@ -47,7 +53,7 @@ import re
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Fire
-from plateau.stream.text import boundary_shift, count_words, match_back, primitive_period
+from plateau.stream.text import boundary_shift, content_length, count_words, is_token_run, match_back, primitive_period
 
 __all__ = ["PeriodDetector"]
 
@@ -74,7 +80,7 @@ class PeriodDetector:
     >>> guard = StreamGuard()
     >>> res = [guard.feed(c) for c in ["Thinking. "] + ["ny"] * 200]
     >>> res[-1].reason, res[-1].unit, res[-1].fired_at_chunk
-    ('stream.period', 'ny', 91)
+    ('stream.period', 'ny', 59)
     """
 
     def __init__(self, config: StreamGuardConfig) -> None:
@@ -159,7 +165,7 @@ class PeriodDetector:
         """The fire of period ``p`` for the run ending at index ``x`` of ``b.s``, if it is due."""
         cfg = self.config
         s = b.s
-        low = max(cfg.span_floor, cfg.min_copies * p)
+        low = max(min(cfg.span_floor, cfg.min_copies * cfg.copy_unit), cfg.min_copies * p)
         run = match_back(s, x, p, 0, x + 1)
         if run + p < min(low, cfg.digit_run_floor):
             return None
@@ -175,12 +181,10 @@ class PeriodDetector:
             if prev is not None and begin + p < b.s0 + b.lo:  # the run holds the previous block's last character
                 begin = min(begin, prev)
             carry[p] = begin
-        if p == 1 and unit.isalnum():
-            need = cfg.digit_run_floor
-            reason = "stream.run"
-        else:
-            need = cfg.span_required(p, count_words(unit))
-            reason = "stream.period"
+        words = count_words(unit)
+        token = words == 0 and is_token_run(unit)
+        need = cfg.span_required(p, words, token=token, content=content_length(unit))
+        reason = "stream.run" if p == 1 and (token or unit.isalnum()) else "stream.period"
         reach = max(begin + need - 1, cfg.min_chars - 1)
         if reach > b.s0 + x:
             return None

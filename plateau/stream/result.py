@@ -25,11 +25,12 @@ class GuardResult:
         Characters seen so far, this chunk included (int >= 0).
     reason
         Why it fired: ``"stream.period"`` (exact periodic repetition), ``"stream.run"`` (one
-        digit or letter repeated), ``"stream.drift"`` (near-identical copies whose words,
+        character repeated: a digit, a letter, ``!``, an emoji), ``"stream.drift"`` (near-identical copies whose words,
         counters or spacing drift), ``"stream.stutter"`` (words doubled or tokens repeated in
         place), ``"stream.line_dominance"``, ``"stream.low_novelty"``,
-        ``"stream.self_dialogue"`` (the response writes chat-template turns for both sides)
-        or ``"stream.semantic_loop"`` (sentences recur in meaning, corroborated by recycled
+        ``"stream.self_dialogue"`` (the response writes chat-template turns for both sides),
+        ``"stream.recheck"`` (a passage quoted again and again while the commentary restates
+        itself) or ``"stream.semantic_loop"`` (sentences recur in meaning, corroborated by recycled
         wording); None while quiet.
     unit
         One copy of the repeated unit: the primitive period (``stream.period``), the dominant

@@ -97,6 +97,7 @@ class SemanticRecurrence:
         self._inflight: deque[tuple[Future[Any], list[tuple[str, int]]]] = deque()
         self._vectors: deque[Any] = deque(maxlen=_MEMORY)
         self._texts: deque[tuple[str, int]] = deque(maxlen=_MEMORY)
+        self._marks: deque[tuple[int, bool]] = deque(maxlen=_MEMORY)  # (start, near) of each embedded sentence
         self._window: deque[bool] = deque(maxlen=config.semantic_window)
         self._next_at = 0
         self.recurring = False
@@ -156,6 +157,26 @@ class SemanticRecurrence:
             self._integrate(future.result(), batch)
         return self.recurring
 
+    def flush(self) -> None:
+        """Embed the sentences queued so far without waiting for a full batch (never waits).
+
+        Synchronously when ``background`` is False; otherwise the batch is submitted and taken
+        up by a later :meth:`poll`.
+        """
+        self._submit()
+        self.poll()
+
+    def near_since(self, start: int) -> tuple[int, int]:
+        """``(near, embedded)``: sentences beginning at or after offset ``start`` that were
+        embedded, and how many of them landed near an earlier sentence."""
+        near = total = 0
+        for at, is_near in reversed(self._marks):
+            if at < start:
+                break
+            total += 1
+            near += is_near
+        return near, total
+
     def drain(self, timeout: float | None = None) -> bool:
         """Embed what is queued and wait for every batch in flight; return :attr:`recurring`."""
         self._submit()
@@ -181,6 +202,7 @@ class SemanticRecurrence:
                     self.origin = self._texts[best]
             self._vectors.append(np.asarray(row, dtype=np.float32))
             self._texts.append((text, start))
+            self._marks.append((start, near))
             self._window.append(near)
         self.near = sum(self._window)
         self.recurring = len(self._window) == cfg.semantic_window and self.near >= cfg.semantic_fraction * cfg.semantic_window

@@ -12,7 +12,9 @@ import re
 __all__ = [
     "WORD",
     "boundary_shift",
+    "content_length",
     "count_words",
+    "is_token_run",
     "is_word",
     "match_back",
     "primitive_period",
@@ -23,6 +25,9 @@ __all__ = [
 WORD = re.compile(r"\w+")
 #: A token holding at least two letters (numbers and single letters are not words).
 _LETTER_WORD = re.compile(r"\b(?:[\d_]*[^\W\d_]){2}\w*")
+#: Characters that draw layout: rules, dividers, borders, leaders, padding (box drawing and
+#: block elements U+2500-U+259F, dashes U+2010-U+2015, the ellipsis, the middle dot).
+_LAYOUT = re.compile(r"[-=_*#~.|+/\\:<>^`'\"\u00b7\u2010-\u2015\u2022\u2026\u2500-\u259f]+")
 
 
 def match_back(s: str, x: int, p: int, run: int, limit: int) -> int:
@@ -91,6 +96,34 @@ def count_words(unit: str) -> int:
         return word_count(unit)
     j = m.start()
     return word_count(unit[j:] + unit[:j])
+
+
+def content_length(unit: str) -> int:
+    """Length of a periodic ``unit`` with every run of whitespace counted as one character.
+
+    Indentation and padding spaces are not content: ``"            None,\\n"`` is 6, ``"the "``
+    4. The unit is read as a cycle (a run of whitespace that wraps from its end to its start is
+    one run), so every rotation of a unit has the same content length.
+    """
+    m = re.search(r"\S", unit)
+    if m is None:
+        return 1 if unit else 0
+    j = m.start()
+    r = unit[j:] + unit[:j]
+    n = len(" ".join(r.split()))
+    return n + 1 if r[-1].isspace() else n
+
+
+def is_token_run(unit: str) -> bool:
+    """Whether a wordless periodic unit is one token repeated with nothing between its copies.
+
+    True for a unit without whitespace that is not only layout characters (rules, dividers,
+    borders, leaders): ``0``, ``!``, an emoji, ``0x``. False for ``-``, ``=``, box drawing and
+    for anything holding whitespace (``00 ``, ``0, ``: rows of data, table cells).
+    """
+    if not unit or any(ch.isspace() for ch in unit):
+        return False
+    return _LAYOUT.fullmatch(unit) is None
 
 
 def is_word(ch: str) -> bool:

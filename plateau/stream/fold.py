@@ -1,0 +1,178 @@
+r"""Copies compared after folding: a unit repeated with varying whitespace and padding.
+
+A chant rarely repeats byte for byte: the spaces between copies wander, a bracket or a quote
+is opened here and not there, a comma becomes a full stop (``"[yes, sir] (yes, sir)  yes,
+sir."``). The raw period detector (:mod:`~plateau.stream.period`) sees no period; a reader
+sees the same two words again and again.
+
+This detector keeps a *folded* copy of the stream's recent text: the ASCII brackets, quotes,
+sentence punctuation and ``*`` deleted (operators kept) (``"(yes,"`` -> ``"yes"``; ``os.path`` -> ``ospath``), every
+run of whitespace one space. Case is kept: a capital marks a sentence start, and a refrain
+whose lines begin ``And ...`` / ``and ...`` is two lines, not two copies. At the end of every
+block it looks for the folded text's shortest period ending there, as the raw detector does
+for short periods (the last ``kgram`` folded characters are an anchor, its nearest earlier
+occurrences less than ``copy_unit`` folded characters back propose periods, galloping slice
+comparisons measure the run) and applies the rule for short units to the folded unit
+(:meth:`~plateau.stream.StreamGuardConfig.span_required`): a unit shorter than ``copy_unit``
+folded characters fires once the folded repetition covers ``span_floor`` characters. Only
+short units with a word are judged here (a token of two letters or more): numbers and
+layout -- table cells, rows of zeros, dividers -- are left to the raw detector's structural
+rule; longer units to the raw detector (exact copies) and the drift detector (copies whose
+spacing, case or words drift), because folding whitespace also folds indentation, and an
+indented tree or a call whose arguments are all ``None`` repeats its folded lines
+legitimately.
+
+The fire names one raw copy of the unit: the last copies are found in the raw tail by a
+pattern of the unit's characters with any padding between them.
+
+Work per block, all in C: one ``encode``, one ``bytes.translate`` that deletes the padding,
+one ``split`` and one ``join``, up to four ``rfind`` over 31 bytes and, for a candidate, slice
+comparisons; memory: at most 512 folded bytes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from plateau.stream.block import Block
+from plateau.stream.config import StreamGuardConfig
+from plateau.stream.result import Fire
+from plateau.stream.text import count_words, match_back
+
+__all__ = ["PADDING", "FoldDetector", "fold"]
+
+#: ASCII characters deleted by the fold: brackets, quotes, sentence punctuation and the
+#: markdown emphasis ``*``. Operators (``<``, ``>``, ``=``, ``+``, ``-``, ``/``, ``|``, ``&``)
+#: stay: deleted, they would make ``a < b`` and ``a > b`` the same line.
+PADDING = "()[]{}\"'`.,;:!?*"
+_PAD = PADDING.encode()
+_TRIES = 4
+_NEAR = 256  # folded bytes kept (256 to 512): more than span_floor plus a unit and the anchor
+_MAX_PEND = 48  # bytes of an unfinished token kept
+_PADC = "[" + re.escape(PADDING) + "]*"
+
+
+def fold(text: str) -> str:
+    """``text`` folded: padding deleted, whitespace runs one space (no leading or trailing space)."""
+    return b" ".join(text.encode().translate(None, _PAD).split()).decode("utf-8", "ignore")
+
+
+class FoldDetector:
+    """Periodic repetition of the folded text.
+
+    Parameters
+    ----------
+    config
+        The guard's hyper-parameters (``kgram``, ``copy_unit``, ``unit_copies``, ``span_floor``,
+        copies budget, ``min_chars``).
+
+    Examples
+    --------
+    >>> from plateau.stream import StreamGuard
+    >>> chant = "".join(["(on my way) ", "[on my way,]  ", "on my way!\\n", "on my way; "] * 12)
+    >>> guard = StreamGuard()
+    >>> res = [guard.feed(c) for c in ["Sure thing. "] + list(chant)]
+    >>> res[-1].reason, res[-1].fired_at_chunk
+    ('stream.period', 116)
+    """
+
+    def __init__(self, config: StreamGuardConfig) -> None:
+        self.config = config
+        self._reset()
+
+    def _reset(self) -> None:
+        self._near = b""  # the last _NEAR to 2 * _NEAR folded bytes
+        self._pend = b""
+
+    def reset(self) -> None:
+        """Forget the stream."""
+        self._reset()
+
+    @property
+    def size(self) -> int:
+        """Folded bytes held."""
+        return len(self._near) + len(self._pend)
+
+    def update(self, b: Block) -> Fire | None:
+        """Append the block's folded text; fire on a folded repetition ending here."""
+        data = self._pend + b.piece.encode().translate(None, _PAD)
+        parts = data.split()
+        if parts and not data[-1:].isspace():
+            self._pend = parts.pop()[:_MAX_PEND]
+        else:
+            self._pend = b""
+        if not parts:
+            return None
+        parts.append(b"")
+        s = self._near + b" ".join(parts)
+        if len(s) > 2 * _NEAR:
+            s = s[len(s) - _NEAR :]
+        self._near = s
+        cfg = self.config
+        k = cfg.kgram
+        j = len(s) - k
+        if j <= 0:
+            return None
+        anchor = s[j:]
+        stop = max(0, j - cfg.copy_unit + 1)
+        pos = j
+        for _ in range(_TRIES):  # each earlier occurrence proposes a longer period
+            pos = s.rfind(anchor, stop, pos + k - 1)
+            if pos < 0:
+                break
+            fire = self._check(b, s, j - pos)
+            if fire is not None:
+                return fire
+        return None
+
+    def _check(self, b: Block, s: bytes, p: int) -> Fire | None:
+        cfg = self.config
+        x = len(s) - 1
+        run = match_back(s, x, p, 0, x + 1)  # type: ignore[arg-type]
+        if run + p < cfg.span_floor:
+            return None
+        unit = s[x - p + 1 :]
+        d = (unit + unit).find(unit, 1)
+        if d < p and p % d == 0:
+            run = match_back(s, x, d, run + p - d, x + 1)  # type: ignore[arg-type]
+            unit = unit[-d:]
+        else:
+            d = p
+        if d >= cfg.copy_unit:  # longer folded units: the raw, drift and novelty detectors
+            return None
+        text = unit.decode("utf-8", "ignore")
+        words = count_words(text)
+        if words == 0 or run + d < cfg.span_required(d, words) or b.end < cfg.min_chars:
+            return None
+        return self._fire(b, text, (run + d) // d)
+
+    @staticmethod
+    def _fire(b: Block, unit: str, copies: int) -> Fire:
+        """Locate the last copies in the raw tail by the unit's characters, padding allowed between them."""
+        s = b.s
+        toks = unit.split()
+        between = _PADC + r"\s[\s" + re.escape(PADDING) + "]*"
+        pattern = re.compile(_PADC + between.join(_PADC.join(map(re.escape, t)) for t in toks) + _PADC + r"\s*")
+        lo = max(0, len(s) - 8 * len(unit) * (copies + 1) - 256)
+        starts = [m.start() for m in pattern.finditer(s, lo)]
+        if not starts:
+            at = b.end - 1
+            return Fire(at=at, reason="stream.period", unit=unit, period=len(unit), loop_start=at, cut_offset=at, copies=copies)
+        first = starts[-copies] if len(starts) >= copies else starts[0]
+        later = [x for x in starts if x > first]
+        cut = later[0] if later else len(s)
+        # Rotate the copy to start at a line start, when the next copy runs on far enough.
+        nl = s.find("\n", first, cut - 1)
+        if nl >= 0 and cut + (nl + 1 - first) <= len(s):
+            shift = nl + 1 - first
+            first += shift
+            cut += shift
+        return Fire(
+            at=b.end - 1,
+            reason="stream.period",
+            unit=s[first:cut],
+            period=cut - first,
+            loop_start=b.s0 + first,
+            cut_offset=b.s0 + cut,
+            copies=copies,
+        )

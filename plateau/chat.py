@@ -137,7 +137,10 @@ def steps_from_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str,
                 if status is not None:
                     awaiting["status"] = status
             elif awaiting is not None and text_format:
-                pass  # the harness's reply to a turn with no single action (a format error)
+                # the harness's reply to a turn with no single action (a format error): the
+                # turn's result, which the engine reads as the attempt's failure
+                awaiting["result"] = raw
+                awaiting["status"] = "error"
             else:
                 if awaiting is not None:
                     _as_talk(awaiting)  # a fenced snippet a person answered is talk, not an action

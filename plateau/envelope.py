@@ -21,6 +21,9 @@ Envelopes read (each as its harness writes it; a result in none of them is retur
 - **ReAct** text harnesses: a leading ``Observation:`` (or ``Observation N:``) label.
 - **Exit-code lines**: a first or last line ``exit code: N`` / ``exit status N`` /
   ``return code: N`` / ``Process exited with code N``.
+- **Format rejections**: a harness's reply that it ran nothing because the message held no
+  action or more than one (``plateau/lexicon/harness-format-errors.txt``); an error, and the
+  turn is read as the action it attempted (:func:`harness_view`).
 - **Tool error objects**: a JSON object whose ``error`` is set (``{"error": "…"}``,
   ``{"error": {"code": 429, "message": "…"}}``) is an error, its text kept whole (a code or a
   retry hint beside the message is part of the error); MCP's ``CallToolResult`` with
@@ -43,7 +46,7 @@ from dataclasses import dataclass
 
 from plateau.types import Step, ToolStatus
 
-__all__ = ["TEXT_ACTION_TOOL", "Unwrapped", "harness_view", "is_harness_reply", "text_action", "unwrap"]
+__all__ = ["TEXT_ACTION_TOOL", "Unwrapped", "harness_view", "is_format_rejection", "is_harness_reply", "text_action", "unwrap"]
 
 #: The tool name a text-format action is read as (the harness runs it in a shell).
 TEXT_ACTION_TOOL = "bash"
@@ -67,6 +70,21 @@ _EXIT_LINE = re.compile(
 )
 # mini-swe-agent's action rule: one fenced bash block (``action_regex``); sh/shell read the same
 _TEXT_ACTION = re.compile(r"```(?:bash|sh|shell)[ \t]*\n(.*?)\n```", re.DOTALL)
+_ANY_BLOCK = re.compile(r"```[\w+-]*[ \t]*\n(.*?)\n```", re.DOTALL)
+_FORMAT_ERROR: re.Pattern[str] | None = None
+
+
+def is_format_rejection(result: str | None) -> bool:
+    """True when ``result`` is a harness's reply that it ran nothing because the message held
+    no action or more than one (the templates of ``harness-format-errors``)."""
+    global _FORMAT_ERROR
+    if not result:
+        return False
+    if _FORMAT_ERROR is None:
+        from plateau.lexicon import pattern
+
+        _FORMAT_ERROR = pattern("harness-format-errors", prefix=r"\A\s*(?:", suffix=")", flags=re.IGNORECASE)
+    return _FORMAT_ERROR.match(result[:2000]) is not None
 
 
 @dataclass(frozen=True)
@@ -84,7 +102,7 @@ class Unwrapped:
         False when it says it succeeded (exit code 0), None when it says nothing.
     envelope
         The envelope recognised (``"mini-swe-agent"``, ``"openhands"``, ``"swe-agent"``,
-        ``"observation"``, ``"exit-line"``, ``"error-object"``), or None.
+        ``"observation"``, ``"exit-line"``, ``"error-object"``, ``"format-error"``), or None.
     """
 
     text: str
@@ -153,6 +171,8 @@ def unwrap(result: str) -> Unwrapped:
         The printed text, the exit code and failure the envelope reports, and which envelope
         it was. A result in no known envelope comes back unchanged with ``envelope`` None.
     """
+    if is_format_rejection(result):
+        return Unwrapped(result.strip(), None, True, "format-error")
     m = _RETURNCODE.match(result)
     if m:
         body = result[m.end() :]
@@ -208,7 +228,9 @@ def harness_view(step: Step) -> Step:
     """``step`` as Plateau's detectors read it: the result without its envelope, the status
     the envelope reports (a status the caller set wins), and a text-format action (a step
     with a result, no tool, and one fenced shell block in its text) read as a call of
-    :data:`TEXT_ACTION_TOOL` with ``{"command": …}``.
+    :data:`TEXT_ACTION_TOOL` with ``{"command": …}``; a turn the harness refused for its format
+    (:func:`is_format_rejection`) is read as the failed call of what it attempted (its fenced
+    blocks joined, or nothing).
 
     The step itself (its fingerprint, what is stored and replayed) is unchanged; only the
     analysis reads the view. Returns ``step`` itself when nothing applies.
@@ -218,6 +240,12 @@ def harness_view(step: Step) -> Step:
         action = text_action(step.text)
         if action is not None:
             changes.update(text=action[0], tool=TEXT_ACTION_TOOL, args={"command": action[1]})
+        elif is_format_rejection(step.result):
+            # a turn the harness refused for its format: the action it attempted (every block
+            # it wrote, or none) failed, rather than a turn of talk
+            blocks = [m.group(1).strip() for m in _ANY_BLOCK.finditer(step.text)]
+            narration = _ANY_BLOCK.sub("", step.text).strip()
+            changes.update(text=narration, tool=TEXT_ACTION_TOOL, args={"command": "\n".join(blocks)})
     if step.result is not None:
         unwrapped = unwrap(step.result)
         if unwrapped.envelope is not None:

@@ -118,3 +118,22 @@ def test_a_detector_with_state_keeps_it_across_steps() -> None:
     fresh = Every3rd()
     fresh.load(detector.state())
     assert fresh.seen == 6
+
+
+def test_a_short_answer_to_a_new_question_is_not_a_finding_found_again() -> None:
+    """Probes that each ask something new and answer ``False`` do not recur against the run's
+    memory; the same probe asked again does."""
+    engine = Engine(embedder=_Hash())
+    recurrent = []
+    for i in range(6):
+        step = Step(i, f"check {i}", tool="bash", args={"command": f"python -c 'print(a{i} == b)'"}, result="False")
+        recurrent.append(engine.observe("probes", step).signals["recurrent_in_window"])
+    assert recurrent[-1] == 0.0
+    again = Step(6, "check 0 again", tool="bash", args={"command": "python -c 'print(a0 == b)'"}, result="False")
+    assert engine.observe("probes", again).signals["recurrent_in_window"] == 1.0
+
+
+def test_every_detector_that_can_trip_declares_its_budget() -> None:
+    for d in DETECTORS:
+        if any(r.acts != "steer" for r in d.rules.values()):
+            assert d.budget is not None and d.budget.runs_per_1000 == 0.0 and 0.0 <= d.budget.margin < 1.0, d

@@ -102,3 +102,27 @@ def test_chat_keeps_a_snippet_a_person_answered_as_talk() -> None:
     steps = steps_from_messages(messages)
     assert [s["tool"] for s in steps] == [None, None]
     assert steps[0]["text"].startswith("Use:") and steps[1]["user"] == "thanks, and hidden ones?"
+
+
+def test_a_format_rejection_is_the_failed_attempt_bounded_like_waiting() -> None:
+    """A turn the harness refused for its format is read as the failed call of what it wrote;
+    varied attempts refused in a row are bounded by the poll limits (steer at ``poll_steer``),
+    not tripped like a failing call, and never read as the agent only talking."""
+    from plateau.config import Config
+    from plateau.engine import Engine
+    from plateau.envelope import is_format_rejection
+    from plateau.types import Action
+    from tests.test_detector_contract import _Hash
+
+    reply = "Please always provide EXACTLY ONE action in triple backticks, found {n} actions."
+    assert is_format_rejection(reply.format(n=2)) and not is_format_rejection("<returncode>0</returncode>\n<output>\nok\n</output>")
+    view = harness_view(Step(0, "THOUGHT: both\n```bash\nls\n```\n```bash\npwd\n```", result=reply.format(n=2)))
+    assert (view.tool, view.args_dict, view.status) == ("bash", {"command": "ls\npwd"}, ToolStatus.ERROR)
+    engine = Engine(embedder=_Hash())
+    actions = []
+    for i in range(12):
+        attempt = f"THOUGHT: try {i}\n```bash\nsed -n {i}p a.py\n```\n```python\nprint({i})\n```"
+        actions.append(engine.observe("fmt", Step(i, attempt, result=reply.format(n=2 + i % 3))).action)
+    poll_steer = Config().poll_steer
+    assert Action.TRIP not in actions
+    assert Action.STEER not in actions[: poll_steer - 1] and Action.STEER in actions

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from plateau.envelope import is_format_rejection
 from plateau.signals.information import NEW_FACT_TERMS, InformationSignals
 from plateau.signals.intent import IntentReader, Repetition
 from plateau.signals.memory import MemorySignals, is_recurrent
@@ -30,7 +31,14 @@ from plateau.types import Step, ToolStatus
 if TYPE_CHECKING:
     from plateau.analysis import RunAnalysis
 
-__all__ = ["STAGES", "StepFacts", "compute_facts"]
+__all__ = ["SHORT_ANSWER_WORDS", "STAGES", "StepFacts", "compute_facts"]
+
+#: An answer of fewer than this many words cannot tell one finding from another: ``False``,
+#: ``0`` or ``OK`` answering a call never made before is that question's answer, and its
+#: equality with an earlier short answer is a coincidence of vocabulary, not a finding found
+#: again. Such an answer never recurs against the run's memory (the same call asked again
+#: still does). Four: a value or two with a unit or a label is the most such an answer holds.
+SHORT_ANSWER_WORDS = 4
 
 
 @dataclass(frozen=True)
@@ -50,11 +58,15 @@ class StepFacts:
     repetition
         What the run's request asks to be repeated (:class:`~plateau.signals.intent.Repetition`).
     waiting
-        The step waits: a poller, a transient failure, a result that reads as waiting.
+        The step waits: a poller, a transient failure, a result that reads as waiting, a harness
+        that ran nothing (``rejected``).
     acknowledged
         A call whose answer is empty and fine (an action's acknowledgement, a wait).
     refused
         The call failed with an authorization refusal (:func:`~plateau.signals.progress.is_refused`).
+    rejected
+        The harness ran nothing: it refused the message's format (no action, or more than one;
+        :func:`plateau.envelope.is_format_rejection`).
     phatic
         A step without a call that only exchanges courtesies.
     near_duplicate_streak, verbatim_streak, phatic_streak
@@ -73,6 +85,7 @@ class StepFacts:
     waiting: bool
     acknowledged: bool
     refused: bool
+    rejected: bool
     phatic: bool
     near_duplicate_streak: int
     verbatim_streak: int
@@ -90,7 +103,7 @@ class StepFacts:
         signals of a step that showed nothing (no vectors, no streaks, empty tracker signals)."""
         defaults: dict[str, Any] = {
             "text_vec": None, "obs_vec": None, "result_kind": None, "repetition": None, "waiting": False,
-            "acknowledged": False, "refused": False, "phatic": False, "near_duplicate_streak": 0, "verbatim_streak": 0,
+            "acknowledged": False, "refused": False, "rejected": False, "phatic": False, "near_duplicate_streak": 0, "verbatim_streak": 0,
             "phatic_streak": 0, "progress": ProgressSignals(), "information": InformationSignals(), "memory": MemorySignals(),
             "talk": TalkSignals(), "semantic": SemanticSignals(), "textual": TextualSignals(),
         }
@@ -216,7 +229,12 @@ def _progress(w: _Work) -> None:
     w.values["progress"] = prog
     w.values["acknowledged"] = step.tool is not None and not (step.result or "").strip() and (step.status is ToolStatus.OK or prog.wait)
     w.values["refused"] = prog.error and is_refused(step)
-    w.values["waiting"] = prog.polling or prog.transient or (step.tool is not None and w.values["result_kind"] == "waiting")
+    w.values["rejected"] = is_format_rejection(step.result)
+    # a harness that ran nothing (a refused format) is bounded like waiting: no finding, no
+    # evidence for the calibrated tests, the poll limits on its retries
+    w.values["waiting"] = (
+        prog.polling or prog.transient or w.values["rejected"] or (step.tool is not None and w.values["result_kind"] == "waiting")
+    )
 
 
 def _restart_evidence(w: _Work) -> None:
@@ -263,7 +281,11 @@ def _memory(w: _Work) -> None:
         requery=prog.call_seen,
         # an action's acknowledgement recurs only when the action itself repeats (nothing new
         # learned since): "Clicked Next" between pages of new records is not a finding
-        fresh=info.next_item or info.verifies or w.values["waiting"] or (prog.action and prog.repeat_count < 2),
+        fresh=info.next_item
+        or info.verifies
+        or w.values["waiting"]
+        or (prog.action and prog.repeat_count < 2)
+        or (not prog.call_seen and len((step.result or "").split()) < SHORT_ANSWER_WORDS),
     )
     a.progress.learned(mem.new_facts)
 

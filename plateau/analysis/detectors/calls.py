@@ -41,6 +41,10 @@ def call_thresholds(facts: StepFacts, config: Config) -> tuple[int, int, int, st
         return prog.streak, config.poll_steer, config.poll_trip, "while waiting, with no new output"
     if prog.transient:
         return prog.repeat_count, config.poll_steer, config.poll_trip, "while the service said it was overloaded or unavailable"
+    if facts.rejected:
+        # the harness ran nothing (a message with no action or several): retrying the format
+        # touches nothing in the world, so it is bounded like waiting, not like a failing call
+        return prog.repeat_count, config.poll_steer, config.poll_trip, "while the harness refused the message's format"
     if prog.masked_only:
         # waiting is legitimate while it is bounded: what changed (a clock, a counter) says
         # something moves, not what; the poll bounds apply to the streak
@@ -92,7 +96,7 @@ class ErrorRepeat(Detector):
             return None
         if facts.repetition is not None and facts.repetition.requested:
             _, err_steer, err_trip, _ = call_thresholds(facts, config)
-        elif prog.transient:  # an overloaded or rate-limited service: retrying it is waiting
+        elif prog.transient or facts.rejected:  # an overloaded service or a refused format: waiting
             err_steer, err_trip = config.poll_steer, config.poll_trip
         else:
             err_steer, err_trip = config.repeat_steer, config.repeat_trip
@@ -118,7 +122,7 @@ class SameOutcome(Detector):
             return None
         # the same answer that reads as waiting ("queued", "pending") from a status call and
         # its variants is waiting, bounded like any poller
-        waiting = facts.result_kind == "waiting" or prog.transient
+        waiting = facts.result_kind == "waiting" or prog.transient or facts.rejected
         steer_same, trip_same = (config.poll_steer, config.poll_trip) if waiting else (config.same_outcome_steer, config.same_outcome_trip)
         same = count_score(prog.same_outcome_count, steer_same, trip_same)
         answered = bool((facts.step.result or "").strip())

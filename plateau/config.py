@@ -94,6 +94,13 @@ class Config:
         which nothing new arrives is talk instead of action (dithering, claims of acting with
         no call, asking again for what a tool could look up). Defaults 3 and 6: steer at the
         third, then leave the agent three more turns to act on the steer.
+    thrash_trip_share
+        ``tool.thrash`` reaches trip level only when at least this share of the last ``window``
+        calls came back empty or failed as before (float in (0, 1]); from half the window
+        (``THRASH_SHARE``) it steers. Set from the false-alarm budget on real finished runs
+        (``scripts/calibrate.py``): finished runs reached trip-level thrash evidence with 4 and
+        5 such calls of 8 (searches that miss before one finds); 0.75 (6 of 8) is one call
+        more than any reached. Default 0.75.
     steer_cap
         Most consecutive steers that carry a message (int >= 1). Past it the verdict stays
         steer but carries no new message: repeated nudges become part of the loop. Reaching the
@@ -192,6 +199,7 @@ class Config:
     phatic_trip: int = 5
     talk_steer: int = 3
     talk_trip: int = 6
+    thrash_trip_share: float = 0.75
     steer_cap: int = 3
     probe: bool = False
     embed_text_chars: int = 1200
@@ -247,6 +255,7 @@ class Config:
         need("phatic_trip", self.phatic_trip > self.phatic_steer, "must be > phatic_steer")
         need("talk_steer", self.talk_steer >= 2, "must be >= 2")
         need("talk_trip", self.talk_trip > self.talk_steer, "must be > talk_steer")
+        need("thrash_trip_share", 0 < self.thrash_trip_share <= 1, "must be in (0, 1]")
         need("steer_cap", self.steer_cap >= 1, "must be >= 1")
         need("embed_text_chars", self.embed_text_chars >= 64, "must be >= 64")
         need("embed_result_chars", self.embed_result_chars >= 64, "must be >= 64")

@@ -440,12 +440,13 @@ def test_a_run_whose_every_step_brings_new_facts_never_trips(seed: int, n: int, 
 @pytest.mark.model
 @pytest.mark.timeout(1800)
 def test_real_runs_that_finished_or_succeeded_are_never_tripped(real_cached) -> None:  # type: ignore[no-untyped-def]
-    """The 23 finished SWE-bench runs and the 53 successful tau-bench runs in
-    ``../shared/data/real-runs``: no trip, and at most 5% of their steps steered."""
+    """The 23 finished SWE-bench runs, the 53 successful tau-bench runs and the 100 resolved
+    SWE-bench Verified runs in mini-swe-agent 1.15's text format in ``../shared/data/real-runs``:
+    no trip, and at most 2% of their steps steered."""
     from plateau.replay import load_runs
 
-    runs = [r for r in load_runs([shared_path("data", "real-runs")]) if r.outcome in ("finished", "succeeded")]
-    assert len(runs) == 76
+    runs = [r for r in load_runs([shared_path("data", "real-runs")]) if r.outcome in ("finished", "succeeded", "resolved")]
+    assert len(runs) == 176
     engine = Engine(embedder=real_cached)
     # embed every text once, in batches (the model is several times faster batched on a CPU);
     # the engine then finds each vector in the shared cache
@@ -461,7 +462,7 @@ def test_real_runs_that_finished_or_succeeded_are_never_tripped(real_cached) -> 
         steered += actions.count("steer")
         total += len(actions)
     assert tripped == []
-    assert steered / total <= 0.05
+    assert steered / total <= 0.02
 
 
 def test_a_script_that_writes_and_a_result_that_reports_writes_are_mutations() -> None:

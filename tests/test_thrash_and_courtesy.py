@@ -114,14 +114,20 @@ def test_thrash_steers_then_trips_at_the_exact_steps() -> None:
     and for a failure a new term) feed the observed-gain test: 0 new terms add 3.5 to its
     CUSUM, 1 adds 2.08, 2 add 1.24, 4 add 0.19, so it stands at 11.16 after index 17. Empty
     outputs and failures with nothing new (indices 8, 12, 14, 16, 18) are failing calls: half
-    of the last 8 at index 18, which steers; index 19 trips."""
+    of the last 8 at index 18, which steers; the hunt goes on with empty searches, and the first
+    step with ``thrash_trip_share`` of them (6) failing calls of the last 8 trips."""
     engine = Engine(embedder=HashingEmbedder())
     rng = random.Random(7)
-    verdicts = [engine.observe("r", s) for s in _working_steps(rng, 8) + _absent_steps(8)]
+    more = [Step(index=20 + j, text=f"Trying another place {j}.", tool="grep", args={"pattern": f"zz{j}"}, result="") for j in range(6)]
+    verdicts = [engine.observe("r", s) for s in _working_steps(rng, 8) + _absent_steps(8) + more]
     assert verdicts[17].signals["observed_cusum"] == pytest.approx(11.159, abs=1e-3)
     assert [v.signals["calls_failing"] for v in verdicts[8:19]] == [1, 1, 1, 1, 2, 2, 3, 3, 3, 3, 4]
-    assert [v.action for v in verdicts] == [Action.CONTINUE] * 18 + [Action.STEER, Action.TRIP]
-    assert "tool.thrash" in verdicts[18].reasons and "tool.thrash" in verdicts[19].reasons
+    actions = [v.action for v in verdicts]
+    assert actions[:19] == [Action.CONTINUE] * 18 + [Action.STEER]
+    first_trip = actions.index(Action.TRIP)
+    failing = [v.signals["calls_failing"] for v in verdicts]
+    assert failing[first_trip] >= 6 and all(f < 6 for f in failing[:first_trip])
+    assert set(actions[18:first_trip]) == {Action.STEER} and "tool.thrash" in verdicts[first_trip].reasons
 
 
 def test_an_exploration_whose_reads_bring_new_facts_is_not_thrash() -> None:
@@ -168,8 +174,10 @@ def test_a_run_whose_calls_all_succeed_is_never_thrash(seed: int, n: int, repeat
         assert "tool.thrash" not in v.reasons
 
 
-def test_thrash_needs_half_the_calls_failing() -> None:
-    """The same observed-gain evidence scores 0 with 3 failing calls of 8 and trip level with 4."""
+def test_thrash_steers_from_half_the_calls_failing_and_trips_from_thrash_trip_share() -> None:
+    """The same observed-gain evidence scores 0 with 3 failing calls of 8, steer level with 4 and
+    5 (finished runs reach those: searches that miss before one finds), trip level from
+    ``thrash_trip_share`` of the window (6 of 8)."""
     from plateau.signals.information import InformationSignals
 
     step = Step(index=20, tool="grep", args={"p": "x"}, result="")
@@ -180,7 +188,8 @@ def test_thrash_needs_half_the_calls_failing() -> None:
         ev = evidence_of(StepFacts.of(step, semantic=SemanticSignals(calibrating=False), progress=prog, information=info), Config())
         return ev.components.get("tool.thrash", 0.0)
 
-    assert score(3) == 0.0 and score(4) >= TRIP_LEVEL
+    assert score(3) == 0.0 and score(4) == score(5) == STEER_LEVEL
+    assert Config().thrash_trip_share * Config().window == 6 and score(6) >= TRIP_LEVEL
 
 
 def test_courtesy_streak_scores() -> None:

@@ -1,15 +1,16 @@
 """Thrash: calls keep coming back empty or failing as before, and the ones that answer tell
 nothing new against the run's own baseline (the observed-terms CUSUM).
 
-Thresholds: ``cusum_steer``/``cusum_trip`` (:class:`~plateau.config.Config`) and
-:data:`THRASH_SHARE` below.
+Thresholds: ``cusum_steer``/``cusum_trip`` and ``thrash_trip_share`` (the share of failing
+calls in the window a trip needs, set from the false-alarm budget on finished runs;
+:class:`~plateau.config.Config`) and :data:`THRASH_SHARE` below (from which it steers).
 """
 
 from __future__ import annotations
 
 from plateau.analysis.detector import CUSUM_BUDGET, Detector, Finding, Rule
 from plateau.analysis.facts import StepFacts
-from plateau.analysis.scale import cusum_score
+from plateau.analysis.scale import STEER_LEVEL, cusum_score
 from plateau.config import Config
 
 __all__ = ["THRASH_SHARE", "Thrash"]
@@ -28,7 +29,7 @@ class Thrash(Detector):
     name = "thrash"
     budget = CUSUM_BUDGET
     rules = {"tool.thrash": Rule("trip_after_steer", False, "calls keep coming back empty or failing as before; the rest tell nothing new")}
-    thresholds = ("window", "cusum_steer", "cusum_trip")
+    thresholds = ("window", "cusum_steer", "cusum_trip", "thrash_trip_share")
     constants = {"THRASH_SHARE": THRASH_SHARE}
 
     def update(self, facts: StepFacts, config: Config) -> Finding | None:
@@ -41,9 +42,12 @@ class Thrash(Detector):
             or info.calls_failing < THRASH_SHARE * config.window
         ):
             return None
+        score = cusum_score(info.observed_cusum, config.cusum_steer, config.cusum_trip)
+        if info.calls_failing < config.thrash_trip_share * config.window:
+            score = min(score, STEER_LEVEL)  # half the window failing steers; trip needs more
         return Finding(
             "tool.thrash",
-            cusum_score(info.observed_cusum, config.cusum_steer, config.cusum_trip),
+            score,
             f"{info.calls_failing} of the last {config.window} calls came back empty or failed as before, and the ones "
             "that answered told nothing new",
         )

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from plateau.stream import GuardResult, StreamGuard, StreamGuardConfig
 from plateau.stream.fold import fold
+from tests.test_stream_kinds import block_chunk, seeded
 
 CFG = StreamGuardConfig()
 B = CFG.block
@@ -27,31 +28,6 @@ ANSWER = (
     "The parser reads the header first, then every row; a quoted comma stays inside its field. "
     "The fix keeps the header row as the user wrote it.\n"
 )
-
-
-def seeded(text: str, seed: int, low: int = 1, high: int = 9) -> list[str]:
-    """``text`` in seeded chunks of ``low``..``high`` characters."""
-    rng = random.Random(seed)
-    out, i = [], 0
-    while i < len(text):
-        n = rng.randint(low, high)
-        out.append(text[i : i + n])
-        i += n
-    return out
-
-
-def chunk_of(chunks: list[str], offset: int) -> int:
-    end = 0
-    for i, c in enumerate(chunks):
-        end += len(c)
-        if offset < end:
-            return i
-    raise AssertionError(f"offset {offset} beyond the stream")
-
-
-def block_chunk(chunks: list[str], offset: int) -> int:
-    """The chunk that completes the block holding the character at ``offset``."""
-    return chunk_of(chunks, (offset // B + 1) * B - 1)
 
 
 def feed(chunks: list[str], channel: str = "content", **kw: object) -> list[GuardResult]:
@@ -164,8 +140,20 @@ def test_literals_and_dividers_stay_quiet() -> None:
 
 # ----------------------------------------------------------------------------- template cycles
 
-_QUESTIONS = ["What is the capital of France?", "And how many people live there?", "What is it famous for?", "Which river runs through it?", "Is it far from London?"]
-_ANSWERS = ["The capital of France is Paris.", "About two million in the city.", "The Eiffel Tower and its museums.", "The Seine runs through Paris.", "About 340 km from London."]
+_QUESTIONS = [
+    "What is the capital of France?",
+    "And how many people live there?",
+    "What is it famous for?",
+    "Which river runs through it?",
+    "Is it far from London?",
+]
+_ANSWERS = [
+    "The capital of France is Paris.",
+    "About two million in the city.",
+    "The Eiffel Tower and its museums.",
+    "The Seine runs through Paris.",
+    "About 340 km from London.",
+]
 
 
 def _chatml_cycles(n: int) -> tuple[str, list[int]]:
@@ -175,7 +163,7 @@ def _chatml_cycles(n: int) -> tuple[str, list[int]]:
     closes = []
     for q, a in zip(_QUESTIONS[:n], _ANSWERS[:n], strict=True):
         text += f"<|im_end|>\n<|im_start|>user\n{q}<|im_end|>\n<|im_start|>assistant\n{a}"
-    for i in range(n - 1):
+    for _ in range(n - 1):
         closes.append(text.index("<|im_end|>\n<|im_start|>user", closes[-1] + 1 if closes else 0))
     return text + "<|im_end|>\n", closes
 
@@ -232,14 +220,34 @@ def _recheck_loop(seed: int, cycles: int = 12, moving_on: bool = False) -> tuple
     ] * 3
     for i in range(cycles):
         starts.append(len(text))
-        text += rng.choice(["Wait, let me check the function again:", "Hmm, let me re-check the function:", "Actually, let me look at the function once more:"])
+        text += rng.choice(
+            [
+                "Wait, let me check the function again:",
+                "Hmm, let me re-check the function:",
+                "Actually, let me look at the function once more:",
+            ]
+        )
         text += "\n```python\n" + FUNC + "```\n"
         if moving_on:
             text += findings[i] + "\n\n"
         else:
             text += rng.choice(["This looks correct.", "That seems right.", "It looks correct to me."]) + " "
-            text += rng.choice(["The loop skips the negative numbers.", "Negative values are skipped by the if.", "The if ignores the negative numbers."]) + " "
-            text += rng.choice(["But what about an empty list?", "What if the list is empty, though?", "And an empty list returns 0, which is fine."]) + "\n\n"
+            text += (
+                rng.choice(
+                    [
+                        "The loop skips the negative numbers.",
+                        "Negative values are skipped by the if.",
+                        "The if ignores the negative numbers.",
+                    ]
+                )
+                + " "
+            )
+            text += (
+                rng.choice(
+                    ["But what about an empty list?", "What if the list is empty, though?", "And an empty list returns 0, which is fine."]
+                )
+                + "\n\n"
+            )
     return text, starts
 
 
@@ -278,8 +286,11 @@ def _legit_streams(rng: random.Random) -> dict[str, tuple[str, str | None]]:
         f"| {n} | yes | {rng.choice(['yes', 'no'])} | no |\n" for n in names
     )
     enum = "class Color(enum.IntEnum):\n" + "".join(f"    {n.upper()} = {i}\n" for i, n in enumerate(names))
-    generated = "".join(f"    def get_{n}(self) -> str:\n        return self._data[\"{n}\"]\n\n" for n in names)
-    pytest_log = "".join(f"tests/test_api.py::test_{n}_roundtrip PASSED{' ' * (30 - len(n))}[{(i + 1) * 100 // len(names):3d}%]\n" for i, n in enumerate(names))
+    generated = "".join(f'    def get_{n}(self) -> str:\n        return self._data["{n}"]\n\n' for n in names)
+    pytest_log = "".join(
+        f"tests/test_api.py::test_{n}_roundtrip PASSED{' ' * (30 - len(n))}[{(i + 1) * 100 // len(names):3d}%]\n"
+        for i, n in enumerate(names)
+    )
     lint = "".join(f"src/models.py:{10 + 7 * i}:5: E501 Line too long ({90 + i} > 88)\n" for i in range(14))
     jmap = json.dumps({n: {"enabled": True, "retries": 3, "timeout": 30} for n in names}, indent=2)
     requested = ("All work and no play makes Jack a dull boy.\n" * 20, "Write 'All work and no play makes Jack a dull boy.' 20 times.")
@@ -306,10 +317,7 @@ def test_legitimate_repetition_stays_quiet() -> None:
 # ----------------------------------------------------------------------------- properties
 
 
-_WORDS = [
-    "".join(random.Random(i).choices(string.ascii_lowercase, k=random.Random(i + 7).randint(3, 9)))
-    for i in range(4000)
-]
+_WORDS = ["".join(random.Random(i).choices(string.ascii_lowercase, k=random.Random(i + 7).randint(3, 9))) for i in range(4000)]
 
 
 @st.composite
@@ -327,7 +335,11 @@ def _any_text(draw: st.DrawFn) -> str:
         elif kind == "run":
             parts.append(rng.choice(["0", "!", "-", "ab", "\U0001f642"]) * rng.randint(1, 200))
         else:
-            parts.append("".join(f"<|im_start|>{r}\n{' '.join(rng.sample(_WORDS, 4))}<|im_end|>\n" for r in ["user", "assistant"] * rng.randint(1, 4)))
+            parts.append(
+                "".join(
+                    f"<|im_start|>{r}\n{' '.join(rng.sample(_WORDS, 4))}<|im_end|>\n" for r in ["user", "assistant"] * rng.randint(1, 4)
+                )
+            )
     return "".join(parts)[:3000]
 
 

@@ -63,6 +63,8 @@ _OPENHANDS_CONTEXT = re.compile(
 )
 _SWE_AGENT_CONTEXT = re.compile(r"^\((?:Open file|Current directory):.*\)$|^bash-\$\s*$")
 _SWE_AGENT_NOTHING = "Your command ran successfully and did not produce any output."
+#: Lines a harness appends after the output (context, exit code): a handful at most.
+_TAIL_LINES = 8
 _OBSERVATION = re.compile(r"\A\s*Observation(?:\s+\d+)?\s*:[ \t]*\n?", re.IGNORECASE)
 _EXIT_LINE = re.compile(
     r"^\s*(?:exit(?:ed)?\s+(?:code|status)|return\s*code|returncode|process\s+exited\s+with\s+(?:code|status))\s*[:=]?\s*(-?\d+)\.?\s*$",
@@ -179,10 +181,13 @@ def unwrap(result: str) -> Unwrapped:
         body = _MINI_ELIDED.sub("", _MINI_WARNING.sub("", body))
         body = _MINI_TAGS.sub("", body)
         return _from_code(body.strip("\n"), int(m.group(1)), "mini-swe-agent")
-    obj = _error_object(result)
-    if obj is not None:
-        return obj
-    lines = result.split("\n")
+    if '"error"' in result[:200] or '"isError"' in result[:200]:  # parse only what may be one
+        obj = _error_object(result)
+        if obj is not None:
+            return obj
+    # the context and exit lines stand at the end: only the last lines are split off and read
+    # (the first item is everything before them)
+    lines = result.rsplit("\n", _TAIL_LINES)
     kept, code, found = _trailing(list(lines), _OPENHANDS_CONTEXT, _OPENHANDS_EXIT)
     if found:
         return _from_code("\n".join(kept).strip("\n"), code, "openhands")
@@ -194,13 +199,14 @@ def unwrap(result: str) -> Unwrapped:
     if m:
         inner = unwrap(result[m.end() :])
         return Unwrapped(inner.text, inner.exit_code, inner.error, inner.envelope or "observation")
-    if len(lines) > 1 or _EXIT_LINE.match(result):
-        for position in (-1, 0):
-            candidate = lines[position] if lines else ""
-            m = _EXIT_LINE.match(candidate)
-            if m:
-                rest = lines[:-1] if position == -1 else lines[1:]
-                return _from_code("\n".join(rest).strip("\n"), int(m.group(1)), "exit-line")
+    first, _, rest = result.partition("\n")
+    m = _EXIT_LINE.match(first)
+    if m:
+        return _from_code(rest.strip("\n"), int(m.group(1)), "exit-line")
+    before, _, last = result.rpartition("\n")
+    m = _EXIT_LINE.match(last) if before else None
+    if m:
+        return _from_code(before.strip("\n"), int(m.group(1)), "exit-line")
     return Unwrapped(result)
 
 

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Detector", "Finding", "RunAnalysis", "StepFacts"]
 
+#: One shared instance of each detector that keeps no state (an instance without attributes):
+#: runs store only the detectors whose state is theirs.
+_STATELESS: dict[str, Detector] = {d.name: d() for d in DETECTORS if not vars(d())}
+
 
 class RunAnalysis:
     """The learned per-run state behind verdicts (rebuilt from nothing on reset).
@@ -46,7 +50,8 @@ class RunAnalysis:
     semantic, progress, textual, information, memory, talk
         The trackers that compute the step facts.
     detectors
-        Registered name → detector instance (:data:`plateau.analysis.registry.DETECTORS`).
+        Registered name → instance of each detector that keeps state of its own (the
+        stateless ones are shared by every run and never stored).
     breaker
         The run's :class:`~plateau.breaker.Breaker`.
     repetition
@@ -67,7 +72,7 @@ class RunAnalysis:
         self.information = InformationTracker(config)
         self.memory = RunMemory(window=config.window)
         self.talk = TalkTracker(horizon=2 * config.window)
-        self.detectors: dict[str, Detector] = {d.name: d() for d in DETECTORS}
+        self.detectors: dict[str, Detector] = {d.name: d() for d in DETECTORS if d.name not in _STATELESS}
         self.breaker = Breaker(config)
         self.near_dup_streak = 0
         self.verbatim_streak = 0
@@ -80,11 +85,11 @@ class RunAnalysis:
         """Every detector's finding on ``facts``, by reason code, in registry order."""
         detectors = getattr(self, "detectors", None)
         if detectors is None:  # state stored before detectors kept state of their own
-            detectors = self.detectors = {d.name: d() for d in DETECTORS}
+            detectors = self.detectors = {}
         found: dict[str, Finding] = {}
         for cls in DETECTORS:
-            detector = detectors.get(cls.name)
-            if detector is None:  # a detector added since the run was stored
+            detector = _STATELESS.get(cls.name) or detectors.get(cls.name)
+            if detector is None:  # a detector with state added since the run was stored
                 detector = detectors[cls.name] = cls()
             finding = detector.update(facts, config)
             if finding is not None:

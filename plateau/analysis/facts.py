@@ -285,7 +285,7 @@ def _memory(w: _Work) -> None:
         or info.verifies
         or w.values["waiting"]
         or (prog.action and prog.repeat_count < 2)
-        or (not prog.call_seen and len((step.result or "").split()) < SHORT_ANSWER_WORDS),
+        or (not prog.call_seen and len((step.result or "").split(None, SHORT_ANSWER_WORDS)) < SHORT_ANSWER_WORDS),
     )
     a.progress.learned(mem.new_facts)
 

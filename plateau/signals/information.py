@@ -30,9 +30,9 @@ H. S. Heaps, *Information Retrieval: Computational and Theoretical Aspects*, Aca
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
+import os
 import re
 from collections import deque
 from dataclasses import dataclass
@@ -95,10 +95,14 @@ def changed_span(previous: str, current: str) -> str:
     (delimited by blanks, quotes, slashes, brackets and separators): the ``ci-runner-02`` of
     ``ssh ci-runner-02 uptime`` after ``ssh ci-runner-01 uptime``; ``""`` when equal.
     Several changes give one span from the first to the last."""
-    ops = [op for op in difflib.SequenceMatcher(None, previous, current, autojunk=False).get_opcodes() if op[0] != "equal"]
-    if not ops:
+    if previous == current:
         return ""
-    start, end = min(op[3] for op in ops), max(op[4] for op in ops)
+    # from the first character that differs to the last (common prefix and suffix trimmed):
+    # linear, where an alignment (difflib) is quadratic on long arguments
+    start = len(os.path.commonprefix([previous, current]))
+    limit = min(len(previous), len(current)) - start
+    suffix = len(os.path.commonprefix([previous[::-1], current[::-1]]))
+    end = len(current) - min(suffix, limit)
     while start > 0 and current[start - 1] not in _BOUNDARY:
         start -= 1
     while end < len(current) and current[end] not in _BOUNDARY:
@@ -346,7 +350,7 @@ class InformationTracker:
             # (the next table, role, host or day; a moved window or a reworded query is not),
             # and the text says that token. What it says is about the item, not a conclusion
             # restated over another example. Only tokens the text names are looked for, so the
-            # comparison (difflib, quadratic) runs on the few steps that can qualify.
+            # comparison runs on the few steps that can qualify.
             spoken = text.lower()
             said_new = {t for t in unasked if t in spoken}
             if said_new and earlier:

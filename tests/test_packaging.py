@@ -203,9 +203,13 @@ def test_every_reason_code_is_in_the_readme() -> None:
     """Each reason code the engine, breaker, policy or clients can emit is listed in the README."""
     import re
 
-    sources = ["fuse.py", "breaker.py", "policy.py", "failure.py", "engine.py"]
+    from plateau.analysis.registry import POLICY
+
+    sources = ["fuse.py", "breaker.py", "policy.py", "failure.py", "engine.py", *(
+        f"analysis/detectors/{p.name}" for p in (ROOT / "plateau" / "analysis" / "detectors").glob("*.py"))]
     code_re = re.compile(r'"((?:tool|semantic|text|progress|breaker|policy|client)\.[a-z_]+)"')
     codes = {m for name in sources for m in code_re.findall((ROOT / "plateau" / name).read_text(encoding="utf-8"))}
+    codes |= set(POLICY)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(codes) >= 18
     assert sorted(c for c in codes if f"`{c}`" not in readme) == []

@@ -25,9 +25,10 @@ For each detector that can trip (a rule that is ``trip`` or ``trip_after_steer``
   ``trip_after_steer``);
 - ``margin``: trip level (1.0) minus the largest score it reached, in fusion-scale units
   (0.5 is steer level); ``holds``: the budget and the margin are kept;
-- for the calibrated (CUSUM) detectors, ``max_statistic`` in robust-z units and
-  ``derived_trip_threshold``: the smallest decision interval h that keeps the margin over the
-  largest statistic seen, to set ``cusum_trip`` beside the configured value.
+- for the calibrated (CUSUM) detectors, ``max_statistic``: the largest value their statistic
+  reached in robust-z units on a step where they had evidence (the thrash test's also on
+  steps where fewer calls failed than a trip needs), and ``derived_trip_threshold``: the
+  smallest decision interval h that keeps the margin over it, beside ``cusum_trip``.
 
 The last line is one JSON object (``--json`` prints only it). Embeddings come from the real
 model behind ``scripts/score_sets.py``'s disk cache.
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -47,13 +49,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 DEFAULT_CORPUS = [SHARED / "data" / "real-runs", SHARED / "data" / "trajectories"]
 FINISHED = {"succeeded", "finished", "resolved", None}
-
-
-def _score_to_statistic(score: float, steer: float, trip: float) -> float:
-    """Invert :func:`plateau.analysis.scale.cusum_score` (below the cap)."""
-    if score < 0.5:
-        return score / 0.5 * steer
-    return steer + (score - 0.5) / 0.5 * (trip - steer)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     embedder.save()
 
     trippers = [d for d in DETECTORS if any(r.acts != "steer" for r in d.rules.values())]
-    stats: dict[str, dict[str, Any]] = {d.name: {"firings": 0, "runs": set(), "max": 0.0} for d in trippers}
+    stats: dict[str, dict[str, Any]] = {d.name: {"firings": 0, "runs": set(), "max": 0.0, "statistic": 0.0} for d in trippers}
     steps = tripped_runs = 0
     started = time.perf_counter()
     for n, run in enumerate(runs):
@@ -100,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
                 score = max((verdict.signals.get(f"score.{code}", 0.0) for code in d.rules), default=0.0)
                 entry = stats[d.name]
                 entry["max"] = max(entry["max"], score)
+                if d.statistic_signals and any(f"score.{code}" in verdict.signals for code in d.rules):
+                    values = [max(0.0, verdict.signals.get(name, 0.0)) for name in d.statistic_signals]
+                    entry["statistic"] = max(entry["statistic"], math.prod(values) ** (1 / len(values)))
                 if score >= STEER_LEVEL:
                     entry["firings"] += 1
                 if score >= TRIP_LEVEL:
@@ -129,8 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             "margin": margin,
             "holds": budget is not None and 1000 * runs_tripped / max(1, len(runs)) <= budget.runs_per_1000 and margin > budget.margin,
         }
-        if "cusum_trip" in d.thresholds:
-            statistic = _score_to_statistic(entry["max"], config.cusum_steer, config.cusum_trip)
+        if d.statistic_signals:
+            statistic = entry["statistic"]
             row["max_statistic"] = round(statistic, 3)
             if budget is not None:
                 # the h at which the largest statistic seen scores trip level minus the margin

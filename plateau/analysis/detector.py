@@ -130,6 +130,9 @@ class Detector:
     thresholds: ClassVar[tuple[str, ...]] = ()
     constants: ClassVar[dict[str, float]] = {}
     budget: ClassVar[Budget | None] = None
+    #: For a calibrated detector: the verdict signals whose geometric mean is its statistic
+    #: (robust-z units), so ``scripts/calibrate.py`` can report it raw; empty for counts.
+    statistic_signals: ClassVar[tuple[str, ...]] = ()
 
     def update(self, facts: StepFacts, config: Config) -> Finding | None:
         """The finding of one step, or None. Called on every step, in order."""

@@ -48,6 +48,7 @@ class NoProgress(Detector):
         )
     }
     thresholds = ("cusum_k", "cusum_steer", "cusum_trip")
+    statistic_signals = ("cusum", "info_cusum")
 
     def update(self, facts: StepFacts, config: Config) -> Finding | None:
         sem, info = facts.semantic, facts.information

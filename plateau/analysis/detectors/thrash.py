@@ -31,6 +31,7 @@ class Thrash(Detector):
     rules = {"tool.thrash": Rule("trip_after_steer", False, "calls keep coming back empty or failing as before; the rest tell nothing new")}
     thresholds = ("window", "cusum_steer", "cusum_trip", "thrash_trip_share")
     constants = {"THRASH_SHARE": THRASH_SHARE}
+    statistic_signals = ("observed_cusum",)
 
     def update(self, facts: StepFacts, config: Config) -> Finding | None:
         info = facts.information

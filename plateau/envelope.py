@@ -128,7 +128,7 @@ def _error_object(text: str) -> Unwrapped | None:
     if not isinstance(data, dict):
         return None
     if data.get("isError") is True and isinstance(data.get("content"), list):  # MCP CallToolResult
-        parts = [p.get("text") for p in data["content"] if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        parts = [str(p["text"]) for p in data["content"] if isinstance(p, dict) and isinstance(p.get("text"), str)]
         return Unwrapped("\n".join(parts), None, True, "error-object")
     if not data.get("error"):
         return None

@@ -130,7 +130,9 @@ class StreamGuard:
         self._stutter = StutterDetector(cfg)
         self._drift = DriftDetector(cfg)
         self._dialogue = DialogueDetector(cfg)
-        self._detectors = (self._novelty, self._period, self._fold, self._dialogue, self._stutter, self._lines, self._drift)
+        self._detectors: tuple[Any, ...] = (
+            self._novelty, self._period, self._fold, self._dialogue, self._stutter, self._lines, self._drift
+        )
         self._semantic: SemanticRecurrence | None = None
         self._recheck: RecheckDetector | None = None
         if self.embedder is not None and self.channel != "tool_args":

@@ -368,7 +368,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"plateau: {mode}, {who}", file=sys.stderr, flush=True)
             print(f"plateau: serving plateau.v1.Plateau on {args.host}:{port}", file=sys.stderr, flush=True)
 
-        asyncio.run(serve(engine, args.host, args.port, ready=ready, drain=args.drain_seconds, tls=tls, auth=auth, metrics=metrics))
+        try:
+            asyncio.run(serve(engine, args.host, args.port, ready=ready, drain=args.drain_seconds, tls=tls, auth=auth, metrics=metrics))
+        except RuntimeError as exc:
+            if str(exc).startswith("cannot bind"):  # a port in use: one line, exit status 2
+                raise ValueError(str(exc)) from None
+            raise
     finally:
         engine.close()
         if metrics is not None:

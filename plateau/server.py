@@ -676,7 +676,8 @@ async def start_server(
     metrics
         Count requests, latencies, verdicts and engine statistics into it.
 
-    Raises ``RuntimeError`` when the address cannot be bound.
+    Raises ``RuntimeError`` when the address cannot be bound, also when another process
+    already listens on the port (the port is never shared: ``SO_REUSEPORT`` is off).
     """
     config = engine.config
     server = grpc.aio.server(
@@ -685,6 +686,9 @@ async def start_server(
             ("grpc.max_send_message_length", config.max_message_bytes),
             # connections with no call for 15 minutes are closed (clients reconnect transparently)
             ("grpc.max_connection_idle_ms", 15 * 60 * 1000),
+            # a port another process listens on is an error, never shared: with SO_REUSEPORT two
+            # servers would split the connections, and a run's steps between them
+            ("grpc.so_reuseport", 0),
         ]
     )
     if metrics is not None:
@@ -706,15 +710,18 @@ async def start_server(
     )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": v1}),))
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    if tls is None:
-        bound = server.add_insecure_port(address)
-    else:
-        credentials = grpc.ssl_server_credentials(
-            [(tls.private_key, tls.cert_chain)], root_certificates=tls.client_ca, require_client_auth=tls.client_ca is not None
-        )
-        bound = server.add_secure_port(address, credentials)
+    try:
+        if tls is None:
+            bound = server.add_insecure_port(address)
+        else:
+            credentials = grpc.ssl_server_credentials(
+                [(tls.private_key, tls.cert_chain)], root_certificates=tls.client_ca, require_client_auth=tls.client_ca is not None
+            )
+            bound = server.add_secure_port(address, credentials)
+    except RuntimeError:
+        bound = 0
     if bound == 0:
-        raise RuntimeError(f"cannot bind {address}")
+        raise RuntimeError(f"cannot bind {address}: the address is not available here, or another process already listens on it")
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)

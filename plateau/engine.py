@@ -299,7 +299,10 @@ class Engine:
         lengths (results keep head and tail) because the model reads at most 256 word pieces.
         The step is read as the detectors read it (:func:`plateau.envelope.harness_view`).
         """
-        step = harness_view(step)
+        return self._inputs(harness_view(step))
+
+    def _inputs(self, step: Step) -> tuple[str | None, str | None]:
+        """:meth:`embed_inputs` of a step already read through its harness envelope."""
         text = step.text.strip()
         text_in = _head_tail(text, self.config.embed_text_chars) if text else None
         obs_in = None
@@ -329,7 +332,8 @@ class Engine:
         return len(texts)
 
     def _embed(self, step: Step) -> tuple[np.ndarray | None, np.ndarray | None]:
-        text_in, obs_in = self.embed_inputs(step)
+        """The vectors of ``step`` as analysed (already read through its harness envelope)."""
+        text_in, obs_in = self._inputs(step)
         texts = [t for t in (text_in, obs_in) if t is not None]
         if not texts:
             return None, None
@@ -408,7 +412,8 @@ class Engine:
                         self._check_tenant_room(tenant)
                 if stored is not None:
                     return stored
-                text_vec, obs_vec = self._embed(step)
+                view = harness_view(step)  # what the detectors read; ``step`` is what is stored
+                text_vec, obs_vec = self._embed(view)
                 deadline = time.monotonic() + wait
                 for _ in range(_CAS_ATTEMPTS):
                     with gate.cond:
@@ -428,7 +433,7 @@ class Engine:
                         if stored is not None:
                             return stored
                         try:
-                            return self._accept(key, record, step, fingerprint, context, text_vec, obs_vec, policy)
+                            return self._accept(key, record, view, fingerprint, context, text_vec, obs_vec, policy)
                         except StaleRecord:  # another process changed the run: read it again
                             continue
                 raise StoreUnavailable(f"store: run {run_id!r} kept changing in other processes; step {step.index} was not applied")
@@ -509,8 +514,9 @@ class Engine:
             record.context = context
         if policy:
             _declare(record.analysis, policy)
-        text_vec, obs_vec = self._embed(step)
-        verdict = self._judge(record, harness_view(step), text_vec, obs_vec)
+        view = harness_view(step)
+        text_vec, obs_vec = self._embed(view)
+        verdict = self._judge(record, view, text_vec, obs_vec)
         if predicted:
             verdict = dataclasses.replace(verdict, signals={**verdict.signals, "check.predicted_result": 1.0})
         return verdict
@@ -568,7 +574,9 @@ class Engine:
         obs_vec: np.ndarray | None,
         policy: dict[str, ToolPolicy] | None = None,
     ) -> Verdict:
-        """Apply the next step and persist it (called with the run's lock held)."""
+        """Apply the next step and persist it (called with the run's lock held). ``step`` is the
+        step as analysed (:func:`~plateau.envelope.harness_view`); ``fingerprint`` is the sent
+        step's, so a re-send is recognised whatever its envelope."""
         now = self.clock()
         if record is None:
             record = RunRecord(
@@ -597,9 +605,8 @@ class Engine:
         now: float,
     ) -> Verdict:
         try:
-            view = harness_view(step)  # the result without its harness envelope (plateau.envelope)
-            verdict = self._judge(record, view, text_vec, obs_vec)
-            _remember_outcome(record.analysis, view)
+            verdict = self._judge(record, step, text_vec, obs_vec)
+            _remember_outcome(record.analysis, step)
             if verdict.message is not None:  # never commit a step whose reply cannot be sent
                 check_text("step", verdict.message)
             record.fingerprints.append(fingerprint)

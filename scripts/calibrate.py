@@ -18,7 +18,7 @@ For each detector that can trip (a rule that is ``trip`` or ``trip_after_steer``
 
 - ``budget``: what the detector declares (runs per 1,000 that may trip on it alone, and the
   score margin it keeps below trip level; :class:`plateau.analysis.detector.Budget`);
-- ``threshold``: the :class:`~plateau.config.Config` values it reads;
+- ``threshold``: the :class:`~plateau.config.Config` values and module constants it reads;
 - ``firings_per_1000_steps``: steps whose score for it reached steer level;
 - ``runs_tripped``: runs that would trip on it alone (a trip-level score where its rule may
   trip: at once for ``trip``, after one of its own steers in the same stall for
@@ -88,8 +88,6 @@ def main(argv: list[str] | None = None) -> int:
         last_steer: dict[str, int] = {}
         for i, raw in enumerate(run.steps):
             verdict = engine.observe(f"calibrate-{n}", Step.from_dict(raw, i), run.context)
-            if verdict.action is Action.TRIP and "breaker.open" in verdict.reasons:
-                break  # scored up to the first trip
             steps += 1
             for d in trippers:
                 score = max((verdict.signals.get(f"score.{code}", 0.0) for code in d.rules), default=0.0)
@@ -98,15 +96,17 @@ def main(argv: list[str] | None = None) -> int:
                 if d.statistic_signals and any(f"score.{code}" in verdict.signals for code in d.rules):
                     values = [max(0.0, verdict.signals.get(name, 0.0)) for name in d.statistic_signals]
                     entry["statistic"] = max(entry["statistic"], math.prod(values) ** (1 / len(values)))
-                if score >= STEER_LEVEL:
-                    entry["firings"] += 1
+                if score < STEER_LEVEL:
+                    continue
+                entry["firings"] += 1
                 if score >= TRIP_LEVEL:
-                    alone = any(d.rules[c].acts == "trip" for c in d.rules if verdict.signals.get(f"score.{c}", 0.0) >= TRIP_LEVEL)
-                    if alone or last_steer.get(d.name) == i - 1:
+                    # a "trip" rule trips at once; a "trip_after_steer" one after its own steer
+                    # on the step before (its stall goes on while it stays at steer level)
+                    at_once = any(d.rules[c].acts == "trip" for c in d.rules if verdict.signals.get(f"score.{c}", 0.0) >= TRIP_LEVEL)
+                    if at_once or last_steer.get(d.name) == i - 1:
                         entry["runs"].add(run.id)
-                if STEER_LEVEL <= score:
-                    last_steer[d.name] = i  # its stall goes on while it stays at steer level or more
-            if verdict.action is Action.TRIP:
+                last_steer[d.name] = i
+            if verdict.action is Action.TRIP:  # scored up to the first trip
                 tripped_runs += 1
                 break
     elapsed = time.perf_counter() - started
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         row: dict[str, Any] = {
             "codes": sorted(d.rules),
             "budget": None if budget is None else {"runs_per_1000": budget.runs_per_1000, "margin": budget.margin, "why": budget.why},
-            "threshold": {name: getattr(config, name) for name in d.thresholds},
+            "threshold": {**{name: getattr(config, name) for name in d.thresholds}, **d.constants},
             "firings_per_1000_steps": round(1000 * entry["firings"] / steps, 3) if steps else None,
             "runs_tripped": runs_tripped,
             "tripped_runs": sorted(entry["runs"])[:20],

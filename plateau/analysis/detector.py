@@ -19,8 +19,9 @@ Each detector declares, as class attributes:
   ``scripts/calibrate.py`` replays a corpus of such real runs and reports, per detector, what
   it spent and the margin it kept.
 
-A detector with state keeps it in plain attributes (``state()`` / ``load()`` give and take
-them as a dict); most are stateless. Detectors do not depend on each other: every one reads
+A detector with state keeps it in plain attributes, which the run's stored state holds under
+the detector's registered name (:data:`plateau.store.codec.STATE_NAMES`); most are stateless
+and shared by every run. Detectors do not depend on each other: every one reads
 the same facts, so their order matters only to break ties between equal scores
 (:data:`plateau.analysis.registry.DETECTORS` is that order).
 
@@ -31,7 +32,7 @@ registry.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from plateau.analysis.facts import StepFacts
@@ -137,11 +138,3 @@ class Detector:
     def update(self, facts: StepFacts, config: Config) -> Finding | None:
         """The finding of one step, or None. Called on every step, in order."""
         raise NotImplementedError
-
-    def state(self) -> dict[str, Any]:
-        """The detector's learned state (plain values)."""
-        return dict(vars(self))
-
-    def load(self, state: dict[str, Any]) -> None:
-        """Restore what :meth:`state` gave."""
-        vars(self).update(state)

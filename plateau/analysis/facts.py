@@ -112,36 +112,10 @@ class StepFacts:
             raise ValueError(f"StepFacts.of: unknown fields {sorted(unknown)}")
         return cls(step=step, **{**defaults, **fields})
 
-    # what the step is, by name (the facts detectors ask for most)
-    @property
-    def signature(self) -> str | None:
-        """Digest of the call's canonical signature (tool, arguments), or None without a call."""
-        return self.progress.signature
-
     @property
     def called(self) -> bool:
         """The step called a tool."""
         return self.step.tool is not None
-
-    @property
-    def failed(self) -> bool:
-        """The call failed (the status given or inferred)."""
-        return self.progress.error
-
-    @property
-    def exit_status(self) -> ToolStatus:
-        """The call's status as given or as its envelope reports it."""
-        return self.step.status
-
-    @property
-    def mutation(self) -> bool:
-        """A successful write (file, database, message, deployment)."""
-        return self.progress.mutated
-
-    @property
-    def new_facts(self) -> bool:
-        """The step brought facts the run had not seen."""
-        return self.memory.new_facts
 
     def signals(self) -> dict[str, float]:
         """The step's signal values, flat, for the verdict (names are stable API)."""

@@ -15,7 +15,7 @@ from plateau.analysis.detectors.restatement import Lexical, NearDuplicate, Phati
 from plateau.analysis.detectors.talk import Claim, Talk, Unchanged
 from plateau.analysis.detectors.thrash import Thrash
 
-__all__ = ["DETECTORS", "POLICY", "by_name"]
+__all__ = ["DETECTORS", "POLICY"]
 
 DETECTORS: tuple[type[Detector], ...] = (
     ToolRepeat,
@@ -61,7 +61,3 @@ def _policy() -> dict[str, Rule]:
 #: trip, and what a trip needs (reason code → :class:`~plateau.analysis.detector.Rule`).
 POLICY: dict[str, Rule] = _policy()
 
-
-def by_name() -> dict[str, type[Detector]]:
-    """Registered name → detector class."""
-    return {d.name: d for d in DETECTORS}

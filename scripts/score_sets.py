@@ -11,9 +11,7 @@ Without ``--set`` it scores the sets that exist of:
 - ``real``: ``../shared/data/real-runs`` (runs with outcomes: a run that succeeded or finished
   must not be tripped; steer rate on them; trips on runs that failed, for reference);
 - ``trajectories``: ``../shared/data/trajectories`` (two SWE-agent runs, unlabelled);
-- ``blind8``: ``evals/blind8`` (labelled; written without reading the code, scored once at the
-  end of the round it was written in; its README says when that happened);
-- ``dev-set1`` to ``dev-set7``: ``evals/dev-set*`` (labelled; written without reading the code,
+- ``dev-set1`` to ``dev-set8``: ``evals/dev-set*`` (labelled; written without reading the code,
   but each was scored more than once and some shaped changes, so they are development sets);
 - ``dev``: ``evals/dev`` (labelled; read and developed against, so it flatters);
 - ``examples``: ``examples`` (labelled).
@@ -52,7 +50,7 @@ DEFAULT_SETS = {
     "dev-set5": ROOT / "evals" / "dev-set5",
     "dev-set6": ROOT / "evals" / "dev-set6",
     "dev-set7": ROOT / "evals" / "dev-set7",
-    "blind8": ROOT / "evals" / "blind8",
+    "dev-set8": ROOT / "evals" / "dev-set8",
     "dev": ROOT / "evals" / "dev",
     "examples": ROOT / "examples",
 }

@@ -169,7 +169,7 @@ def test_two_char_token_fires_at_the_span_floor() -> None:
     at = expected_period_fire(text, len(prefix), 2, 1)
     assert at == len(prefix) + CFG.span_floor - 1 == len(prefix) + 95
     assert res.fired and res.reason == "stream.period"
-    assert res.fired_at_chunk == block_chunk(chunks, at)
+    assert res.fired_at_chunk == chunk_of(chunks, at)  # the chunk that completes the span
     assert (res.unit, res.period, res.loop_start, res.cut_offset) == ("ny", 2, len(prefix), len(prefix) + 2)
 
 
@@ -183,7 +183,7 @@ def test_single_word_loop_on_reasoning_channel() -> None:
     start = len(prefix)
     assert res.fired and res.reason == "stream.period"
     assert (res.unit, res.period, res.loop_start) == ("the ", 4, start)
-    assert res.fired_at_chunk == block_chunk(chunks, expected_period_fire(text, start, 4, 1))
+    assert res.fired_at_chunk == chunk_of(chunks, expected_period_fire(text, start, 4, 1))
 
 
 def test_subword_token_loop_without_separator() -> None:
@@ -209,24 +209,24 @@ def test_structural_line_repeated_inside_code_fence() -> None:
     start = run_start(text, len(prefix), len(line))
     assert CFG.span_required(len(line), 0) == 12 * len(line)
     assert res.fired and res.reason == "stream.period" and res.period == len(line)
-    assert res.fired_at_chunk == block_chunk(chunks, start + 12 * len(line) - 1)
+    assert res.fired_at_chunk == chunk_of(chunks, start + 12 * len(line) - 1)
     assert res.unit == line and res.loop_start == len(prefix)
 
 
-def test_sentence_pair_chant_fires_at_three_copies() -> None:
-    """A ~100-char two-sentence unit (17 words) repeated with no newline fires at the third copy."""
+def test_sentence_pair_chant_fires_at_four_copies() -> None:
+    """A ~100-char two-sentence unit (17 words) repeated with no newline fires on its fourth copy."""
     rng = random.Random(5)
     unit = 'The build succeeded. I have added the logic that shows and hides the "empty list" placeholder. '
     text = unit * 12
     chunks = chunked(text, rng, 9, 31)
     res = run(chunks)
-    assert CFG.copies_required(len(unit), 15) == 3
+    assert CFG.copies_required(len(unit), 15) == 4
     assert res.fired and res.unit == unit and res.period == len(unit) and res.loop_start == 0
-    assert res.fired_at_chunk == block_chunk(chunks, 3 * len(unit) - 1)
+    assert res.fired_at_chunk == chunk_of(chunks, 4 * len(unit) - 1)
 
 
 def test_multi_line_block_repeated() -> None:
-    """An 8-line log block (~500 chars) repeated fires at its third copy, unit aligned on a line."""
+    """An 8-line log block (~500 chars) repeated fires on its fourth copy, unit aligned on a line."""
     rng = random.Random(6)
     block = "".join(f"* (10:{i:02d}) {prose(rng, 55).strip()}\n" for i in range(8))
     prefix = "Date: Jan 5\n"
@@ -236,11 +236,11 @@ def test_multi_line_block_repeated() -> None:
     assert res.fired and res.reason == "stream.period"
     assert res.unit == block and res.loop_start == len(prefix) and res.cut_offset == len(prefix) + len(block)
     # The run also covers the newline that ends the prefix line (it equals the block's last char).
-    assert res.fired_at_chunk == block_chunk(chunks, len(prefix) - 1 + 3 * len(block) - 1)
+    assert res.fired_at_chunk == chunk_of(chunks, len(prefix) - 1 + 4 * len(block) - 1)
 
 
 def test_code_block_repeated_in_tool_args() -> None:
-    """A whole function body written out again and again in a tool argument fires at 3 copies."""
+    """A whole function body written out again and again in a tool argument fires on its 4th copy."""
     rng = random.Random(7)
     body = code(rng, 350)
     body = body[: body.rindex("\n") + 1] + "\n\n"
@@ -250,12 +250,12 @@ def test_code_block_repeated_in_tool_args() -> None:
     res = run(chunks, "tool_args")
     start = run_start(text, len(prefix), len(body))
     assert res.fired and res.period == len(body)
-    assert res.fired_at_chunk == block_chunk(chunks, start + 3 * len(body) - 1)
+    assert res.fired_at_chunk == chunk_of(chunks, start + 4 * len(body) - 1)
     assert text[res.loop_start : res.cut_offset] == res.unit and res.unit.startswith("def ")
 
 
 def test_two_alternating_paragraphs() -> None:
-    """Two ~300-char paragraphs alternating (A B A B ...) fire at three copies of the pair."""
+    """Two ~300-char paragraphs alternating (A B A B ...) fire on the fourth copy of the pair."""
     rng = random.Random(8)
     a = prose(rng, 300).strip() + "\n\n"
     b = prose(rng, 320).strip() + "\n\n"
@@ -265,33 +265,37 @@ def test_two_alternating_paragraphs() -> None:
     res = run(chunks, "reasoning")
     p = len(a) + len(b)
     start = run_start(text, len(prefix), p)
-    assert res.fired and res.period == p
-    assert res.fired_at_chunk == block_chunk(chunks, start + 3 * p - 1)
-    assert res.unit in (a + b, b + a) or res.unit == (a + b)[1:] + (a + b)[:1]
+    # By the fourth copy of the pair: the exact period on the chunk completing it, or the drifting
+    # token copies (which tolerate a word) at the end of a block inside it.
+    assert res.fired and res.reason in ("stream.period", "stream.drift")
+    assert start + 3 * p <= res.chars - 1 and res.fired_at_chunk <= chunk_of(chunks, start + 4 * p - 1)
+    if res.reason == "stream.period":
+        assert res.period == p and res.fired_at_chunk == chunk_of(chunks, start + 4 * p - 1)
+        assert res.unit in (a + b, b + a) or res.unit == (a + b)[1:] + (a + b)[:1]
 
 
 def test_long_period_up_to_several_kb() -> None:
-    """A 3 KB code unit (a file written out again) is found with its 3 KB period at 3 copies."""
+    """A 3 KB code unit (a file written out again) is found with its 3 KB period on its 4th copy."""
     rng = random.Random(9)
     unit = code(rng, 3000)
     unit = unit[: unit.rindex("\n") + 1]
-    text = unit * 4
+    text = unit * 5
     chunks = chunked(text, rng)
     res = run(chunks, "tool_args")
     assert res.fired and res.reason == "stream.period"
     assert res.period == len(unit) and res.loop_start == 0 and res.unit == unit
-    assert res.fired_at_chunk == block_chunk(chunks, 3 * len(unit) - 1)
+    assert res.fired_at_chunk == chunk_of(chunks, 4 * len(unit) - 1)
 
 
-def test_long_prose_paragraph_repeated_fires_by_its_third_copy() -> None:
-    """A 3 KB prose paragraph repeated fires inside its third copy (exact period, token copies or low novelty)."""
+def test_long_prose_paragraph_repeated_fires_by_its_fourth_copy() -> None:
+    """A 3 KB prose paragraph repeated fires by its fourth copy (exact period, token copies or low novelty)."""
     rng = random.Random(19)
     unit = prose(rng, 3000).strip() + "\n"
     text = unit * 4
     chunks = chunked(text, rng)
     res = run(chunks, "reasoning")
     assert res.fired and res.reason in ("stream.period", "stream.drift", "stream.low_novelty")
-    assert 2 * len(unit) < res.chars <= 3 * len(unit) + 4 * CFG.block
+    assert 3 * len(unit) < res.chars <= 4 * len(unit)
     expect = _fire_offset(text, "reasoning")
     assert expect is not None and res.fired_at_chunk == chunk_of(chunks, expect)
 
@@ -307,7 +311,7 @@ def test_single_character_run_judged_by_length() -> None:
     chunks = chunked(text, rng, 1, 9)
     res = run(chunks)
     assert res.fired and (res.reason, res.unit, res.period) == ("stream.run", "!", 1)
-    assert res.fired_at_chunk == block_chunk(chunks, len(prefix) + CFG.digit_run_floor - 1)
+    assert res.fired_at_chunk == chunk_of(chunks, len(prefix) + CFG.digit_run_floor - 1)
 
 
 # ----------------------------------------------------------------------------- line dominance
@@ -468,7 +472,9 @@ def _poem() -> str:
         "look down the hill along the quay\nand count the windows holding light.\n",
     ]
     refrain = "And still the lanterns burn,\nand still the lanterns burn.\n\n"
-    return "".join(s + refrain for s in stanzas) + refrain * 3
+    # The last refrain sung three times in a row (after the last stanza's): three copies, the most
+    # the copies rule lets pass. A fourth in a row is the rule's fourth copy, and fires.
+    return "".join(s + refrain for s in stanzas) + refrain * 2
 
 
 def _padding_runs() -> str:
@@ -745,8 +751,8 @@ def test_empty_chunks_are_accepted() -> None:
     assert guard.feed("") == GuardResult(fired=False, chars=0)
     res = [guard.feed(c) for c in ["", "ab"] * 200]
     assert res[-1].chars == 400 and res[-1].fired
-    # Chunk 0 and every odd chunk are empty; the 64th "ab" (128 chars) is chunk 128.
-    assert res[-1].fired_at_chunk == 128
+    # Chunk 0 and every odd chunk are empty; the 48th "ab" completes 96 characters: chunk 96.
+    assert res[-1].fired_at_chunk == 96
 
 
 def test_unknown_channel_and_bad_chunks() -> None:
@@ -805,15 +811,17 @@ def test_config_kgram_above_max_period() -> None:
 
 
 def test_copies_and_spans_follow_the_documented_rule() -> None:
-    """A unit of 16 characters or more with a word fires by its 4th copy (3rd when long); a shorter
-    one, or a single-token run, at 96 characters; layout without a word needs 12 copies and 256."""
-    cases = [(2, 1, 48), (22, 0, 12), (15, 3, 7), (16, 1, 4), (17, 2, 4), (45, 5, 4), (59, 10, 4), (80, 13, 4), (101, 16, 3), (110, 12, 3)]
+    """A unit of 16 characters or more with a word fires by its 4th copy, whatever its length; a
+    shorter one, or a single-token run, at 96 characters; layout without a word needs 12 copies
+    and 256; one whole line inside a code fence (quoted output) needs 12 copies."""
+    cases = [(2, 1, 48), (22, 0, 12), (15, 3, 7), (16, 1, 4), (17, 2, 4), (45, 5, 4), (59, 10, 4), (80, 13, 4), (101, 16, 4), (110, 12, 4)]
     assert [CFG.copies_required(p, w) for p, w, _ in cases] == [c for _, _, c in cases]
     assert CFG.span_required(1, 0) == 256 and CFG.span_required(1, 0, token=True) == 96 and CFG.span_required(22, 0) == 264
     assert CFG.span_required(143, 0, token=True) == 12 * 143  # a long wordless unit (a row of numbers) is not a token
     assert CFG.span_required(2, 1) == 96 and CFG.span_required(15, 3) == 96 and CFG.span_required(16, 1) == 4 * 16
-    assert CFG.span_required(101, 16) == 303 and CFG.span_required(59, 10) == 4 * 59
-    assert math.ceil(CFG.copies_char_budget / 101) == 3 and 32 <= CFG.span_floor <= 96 and 32 <= CFG.digit_run_floor <= 96
+    assert CFG.span_required(101, 16) == 4 * 101 and CFG.span_required(59, 10) == 4 * 59
+    assert CFG.span_required(52, 8, quoted_line=True) == 12 * 52 and CFG.span_required(10, 1, quoted_line=True) == 12 * 10
+    assert 32 <= CFG.span_floor <= 96 and 32 <= CFG.digit_run_floor <= 96
     # Indentation is not content: an 18-character line holding 'None,' is a 6-character unit.
     assert CFG.span_required(18, 1, content=6) == 16 * 18 and CFG.span_required(20, 3, content=18) == 4 * 20
 

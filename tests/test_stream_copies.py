@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from plateau.stream import GuardResult, StreamGuard, StreamGuardConfig
 from plateau.stream.fold import fold
-from tests.test_stream_kinds import block_chunk, seeded
+from tests.test_stream_kinds import block_chunk, chunk_of, seeded
 
 CFG = StreamGuardConfig()
 B = CFG.block
@@ -40,13 +40,36 @@ def first_fire(results: list[GuardResult]) -> int | None:
 
 
 def assert_fires_at(chunks: list[str], offset: int, channel: str = "content", **kw: object) -> GuardResult:
-    """The guard fires exactly on the chunk that completes the block holding ``offset``."""
+    """The guard fires exactly on the chunk that brings the character at ``offset`` (the one that
+    completes the span), not on the one before it."""
+    results = feed(chunks, channel, **kw)
+    want = chunk_of(chunks, offset)
+    got = first_fire(results)
+    assert got == want, (got, want, results[got] if got is not None else None)
+    assert want == 0 or not results[want - 1].fired
+    return results[want]
+
+
+def assert_fires_at_block(chunks: list[str], offset: int, channel: str = "content", **kw: object) -> GuardResult:
+    """The guard fires exactly on the chunk that completes the 64-character block holding ``offset``
+    (the detectors that are not armed: self-dialogue, re-check)."""
     results = feed(chunks, channel, **kw)
     want = block_chunk(chunks, offset)
     got = first_fire(results)
     assert got == want, (got, want, results[got] if got is not None else None)
     assert not results[want - 1].fired
     return results[want]
+
+
+def content_reach(text: str, begin: int, span: int = CFG.span_floor) -> int:
+    """The offset at which ``text[begin:]``, whitespace runs counted as one character, covers ``span``."""
+    n = 0
+    for i in range(begin, len(text)):
+        if not (text[i].isspace() and i > begin and text[i - 1].isspace()):
+            n += 1
+        if n >= span:
+            return i
+    raise AssertionError("the text is shorter than the span")
 
 
 # ----------------------------------------------------------------------------- short units
@@ -70,7 +93,10 @@ def test_a_short_line_fires_once_it_covers_the_span_floor() -> None:
     unit = "Done.\n"
     text = ANSWER + unit * 60
     chunks = seeded(text, 3)
-    res = assert_fires_at(chunks, len(ANSWER) + CFG.span_floor - 1)
+    # The periodic span starts 2 characters early: the answer ends with '.\n', as the unit does.
+    begin = len(ANSWER) - 2
+    assert text[begin - 1] != text[begin - 1 + len(unit)] and text[begin : len(ANSWER)] == unit[-2:]
+    res = assert_fires_at(chunks, begin + CFG.span_floor - 1)
     assert res.reason == "stream.period" and res.period == len(unit)
     assert 32 <= CFG.span_floor <= 96
 
@@ -85,8 +111,10 @@ def _padded_chant(rng: random.Random, phrase: str, copies: int) -> list[str]:
     return [rng.choice(opens) + phrase + rng.choice(closes) + rng.choice(spaces) for _ in range(copies)]
 
 
-def test_a_padded_chant_fires_once_its_folded_copies_cover_the_span_floor() -> None:
-    """A two- or three-token phrase with wandering whitespace and brackets fires on its folded copies."""
+def test_a_padded_chant_fires_once_its_copies_cover_96_characters() -> None:
+    """A two- or three-token phrase with wandering whitespace and brackets (copies equal once folded)
+    fires on the chunk whose character makes the copies, from the first one's opening bracket,
+    cover span_floor (96) characters -- a run of whitespace counted as one (spacing is not content)."""
     for seed, phrase in enumerate(["ok got it", "yes sir", "I see"]):
         rng = random.Random(10 + seed)
         copies = _padded_chant(rng, phrase, 60)
@@ -94,14 +122,13 @@ def test_a_padded_chant_fires_once_its_folded_copies_cover_the_span_floor() -> N
         text = head + "".join(copies)
         unit = fold(phrase) + " "
         assert len(unit) < CFG.copy_unit
-        need = -(-CFG.span_floor // len(unit))  # copies whose folded text covers span_floor
-        # The last token of copy `need` is complete when the whitespace after its padding arrives.
-        end = len(head) + sum(map(len, copies[:need]))
-        done = end - len(copies[need - 1]) + len(copies[need - 1].rstrip())
-        res = assert_fires_at(seeded(text, 20 + seed), done)
+        res = assert_fires_at(seeded(text, 20 + seed), content_reach(text, len(head)))
         assert res.reason == "stream.period" and res.unit is not None
         toks, want = fold(res.unit).split(), phrase.split()
         assert any(toks == want[i:] + want[:i] for i in range(len(want))), res.unit  # one copy, in some phase
+        # Two chunkings, the same verdict and the same chunk for the same character.
+        one = feed(list(text))
+        assert first_fire(one) == content_reach(text, len(head))
 
 
 def test_indentation_is_not_content() -> None:
@@ -177,7 +204,7 @@ def test_template_self_dialogue_fires_when_the_third_pair_closes() -> None:
     third_pair_closed = ends[6]
     for seed in range(3):
         chunks = seeded(text, 50 + seed)
-        res = assert_fires_at(chunks, third_pair_closed)
+        res = assert_fires_at_block(chunks, third_pair_closed)
         assert res.reason == "stream.self_dialogue" and res.loop_start == text.index("<|im_start|>")  # the first marker
 
 
@@ -194,7 +221,7 @@ def test_pairs_without_end_tokens_fire_when_the_fourth_pair_opens() -> None:
     """[INST] templates close a pair only by opening the next: fire on the 4th [INST]."""
     text = "Sure." + "".join(f" [INST] {q} [/INST] {a}" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True))
     fourth = [i for i in range(len(text)) if text.startswith("[INST]", i)][3]
-    assert_fires_at(seeded(text, 70), fourth + len("[INST]"))
+    assert_fires_at_block(seeded(text, 70), fourth + len("[INST]"))
 
 
 # ----------------------------------------------------------------------------- re-check loops
@@ -346,7 +373,8 @@ def _any_text(draw: st.DrawFn) -> str:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=_any_text(), seed=st.integers(0, 10_000))
 def test_chunking_never_changes_the_verdict(text: str, seed: int) -> None:
-    """Any text, any two chunkings: the same verdict, reason, unit, offsets, and the fire in the same block."""
+    """Any text, any two chunkings: the same verdict, reason, unit and offsets, and the fire on the
+    chunk holding the same character (the fire offset differs only within one chunk)."""
     ref = feed(list(text))  # one character per chunk: the fire chunk is the character's offset
     other = feed(seeded(text, seed, 1, 97))
     a, b = first_fire(ref), first_fire(other)
@@ -354,8 +382,10 @@ def test_chunking_never_changes_the_verdict(text: str, seed: int) -> None:
     if a is not None and b is not None:
         fields = ("reason", "unit", "period", "loop_start", "cut_offset")
         assert [getattr(ref[a], f) for f in fields] == [getattr(other[b], f) for f in fields]
+        # One character per chunk: the fire's chunk is the offset of the character that brought
+        # it; any other chunking fires on the chunk holding that character.
         chunks = seeded(text, seed, 1, 97)
-        assert b == block_chunk(chunks, a), (a, b)
+        assert b == chunk_of(chunks, a), (a, b)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -75,12 +75,12 @@ ANSWER = (
 
 
 def test_digit_run_fires_at_its_floor() -> None:
-    """A stream of zeros after an answer fires on the block where the run reaches 128 characters."""
+    """A stream of zeros after an answer fires on the chunk where the run reaches 96 characters."""
     text = ANSWER + "0" * 600
     chunks = seeded(text, 1)
     res = first_fire(chunks)
     assert res.fired and (res.reason, res.unit, res.period, res.loop_start) == ("stream.run", "0", 1, len(ANSWER))
-    assert res.fired_at_chunk == block_chunk(chunks, len(ANSWER) + CFG.digit_run_floor - 1)
+    assert res.fired_at_chunk == chunk_of(chunks, len(ANSWER) + CFG.digit_run_floor - 1)
 
 
 def test_quadrupled_tokens_fire_after_four_stuttering_blocks() -> None:

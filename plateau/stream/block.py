@@ -7,6 +7,8 @@ a few C-level passes (one slice, one ``lower``, one ``split``, one ``zip``) and 
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["Block", "Splitter", "Tail"]
 
 _MAX_WORD = 48  # characters of a pending word kept
@@ -102,9 +104,11 @@ class Block:
         Token index where ``grams[0]`` starts.
     seen : int
         n-grams of the block seen before in the novelty lookback (set by the novelty detector).
+    armed : list of Armed or None
+        Fires the detectors predicted for offsets past this block (:meth:`arm`); None when none.
     """
 
-    __slots__ = ("_s", "_tail", "end", "first", "gram_first", "grams", "near", "near0", "nlo", "piece", "seen", "tokens")
+    __slots__ = ("_s", "_tail", "armed", "end", "first", "gram_first", "grams", "near", "near0", "nlo", "piece", "seen", "tokens")
 
     def __init__(self, tail: Tail, piece: str, tokens: list[str], first: int, grams: list[tuple[str, ...]], gram_first: int) -> None:
         self._tail = tail
@@ -119,6 +123,14 @@ class Block:
         self.grams = grams
         self.gram_first = gram_first
         self.seen = 0
+        self.armed: list[Any] | None = None
+
+    def arm(self, armed: Any) -> None:
+        """Predict a fire due past this block (an :class:`~plateau.stream.result.Armed`)."""
+        if self.armed is None:
+            self.armed = [armed]
+        else:
+            self.armed.append(armed)
 
     def _joined(self) -> tuple[str, int]:
         if self._s is None:

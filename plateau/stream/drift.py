@@ -136,20 +136,21 @@ class DriftDetector:
         words = sum(1 for w in unit if _LETTERS2.search(w))
         if words and chars >= cfg.copy_unit:
             # Copies equal only once whitespace and case are folded: whitespace also carries
-            # structure (an indented tree repeats its folded lines), so a long unit needs the
-            # evidence budget -- 48 words or 280 characters, 3 to max_copies copies -- rather
-            # than the 4 copies of a verbatim repetition.
+            # structure (an indented tree repeats its folded lines), so a unit needs the
+            # evidence budget -- 48 words or 280 characters -- and never fewer than the
+            # unit_copies (4) of a verbatim repetition, up to max_copies.
             budget = min(-(-cfg.copies_word_budget // words), -(-cfg.copies_char_budget // chars))
-            exact = min(cfg.max_copies, max(cfg.min_copies, budget))
+            budget = min(cfg.max_copies, max(cfg.min_copies, budget))
+            exact = max(cfg.unit_copies, budget)
         else:
-            exact = -(-cfg.span_required(chars, words) // chars)  # the copies the exact rule needs
+            exact = budget = -(-cfg.span_required(chars, words) // chars)  # the copies the exact rule needs
         # Copies equal as token lists (only spacing and case drift): the exact rule.
         if q * exact <= end:
             same = {" ".join(kept[end - (i + 1) * q : end - i * q]) for i in range(exact)}
             if len(same) == 1 and b.end >= cfg.min_chars:
                 return self._fire(b, [kept[end - (i + 1) * q : end - i * q] for i in range(exact)][::-1])
         # Copies that differ by words: one copy more than an exact repetition needs.
-        need = max(cfg.drift_copies, exact + 1)
+        need = max(cfg.drift_copies, budget + 1)
         if q < 3 or q * need > end:
             return None
         copies = [kept[end - (i + 1) * q : end - i * q] for i in range(need)][::-1]

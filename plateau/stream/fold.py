@@ -36,7 +36,7 @@ import re
 
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
-from plateau.stream.result import Fire
+from plateau.stream.result import Armed, Fire
 from plateau.stream.text import count_words, match_back
 
 __all__ = ["PADDING", "FoldDetector", "fold"]
@@ -47,9 +47,16 @@ __all__ = ["PADDING", "FoldDetector", "fold"]
 PADDING = "()[]{}\"'`.,;:!?*"
 _PAD = PADDING.encode()
 _TRIES = 4
+_ANCHOR = 8  # folded bytes of the anchor: found once the folded run covers the unit and 8 bytes
 _NEAR = 256  # folded bytes kept (256 to 512): more than span_floor plus a unit and the anchor
 _MAX_PEND = 48  # bytes of an unfinished token kept
 _PADC = "[" + re.escape(PADDING) + "]*"
+_SPACES = re.compile(r"\s+")
+
+
+def _content(raw: str) -> int:
+    """Characters of ``raw`` with every run of whitespace counted as one."""
+    return len(_SPACES.sub(" ", raw))
 
 
 def fold(text: str) -> str:
@@ -109,7 +116,7 @@ class FoldDetector:
             s = s[len(s) - _NEAR :]
         self._near = s
         cfg = self.config
-        k = cfg.kgram
+        k = _ANCHOR
         j = len(s) - k
         if j <= 0:
             return None
@@ -129,50 +136,97 @@ class FoldDetector:
         cfg = self.config
         x = len(s) - 1
         run = match_back(s, x, p, 0, x + 1)  # type: ignore[arg-type]
-        if run + p < cfg.span_floor:
-            return None
         unit = s[x - p + 1 :]
         d = (unit + unit).find(unit, 1)
         if d < p and p % d == 0:
             run = match_back(s, x, d, run + p - d, x + 1)  # type: ignore[arg-type]
-            unit = unit[-d:]
         else:
             d = p
         if d >= cfg.copy_unit:  # longer folded units: the raw, drift and novelty detectors
             return None
+        # The unit in the phase where the folded run begins, rotated to start at a token.
+        first = x - run - d + 1
+        unit = s[first : first + d]
+        sp = unit.find(b" ")
+        if 0 <= sp < d - 1:
+            unit = unit[sp + 1 :] + unit[: sp + 1]
         text = unit.decode("utf-8", "ignore")
-        words = count_words(text)
-        if words == 0 or run + d < cfg.span_required(d, words) or b.end < cfg.min_chars:
+        if count_words(text) == 0 or not text.strip():
             return None
-        return self._fire(b, text, (run + d) // d)
+        # The raw copies: the rule is stated on the raw span they cover (a reader's 96 characters).
+        chain = self._chain(b.s, text, (run + d) // d + 1)
+        if len(chain) < 2 or chain[-1][1] < len(b.s) - 8 * len(text) - 16:  # not the run that ends here
+            return None
+        s_raw, s0 = b.s, b.s0
+        begin = s0 + chain[0][0]
+        # The span is counted as the raw text with every run of whitespace one character
+        # (indentation and spacing are not content; padding is): it must reach span_floor.
+        short = cfg.span_floor - _content(s_raw[chain[0][0] :])
+        if short > 0:
+            reach = max(b.end + short - 1, cfg.min_chars - 1)
+            if reach < b.end + cfg.block:
+                b.arm(Armed(at=reach, source=self, key=("fold", d, begin), data=(d, begin, text)))
+            return None
+        if len(chain) < cfg.min_copies:
+            return None
+        return self._fire(s_raw, s0, b.end - 1, text, begin)
 
     @staticmethod
-    def _fire(b: Block, unit: str, copies: int) -> Fire:
-        """Locate the last copies in the raw tail by the unit's characters, padding allowed between them."""
-        s = b.s
+    def _chain(s: str, unit: str, copies: int) -> list[tuple[int, int]]:
+        """The last run of adjacent raw copies of the folded ``unit`` in ``s`` (start, end indices)."""
+        toks = unit.split()
+        between = _PADC + r"\s[\s" + re.escape(PADDING) + "]*"
+        pattern = re.compile(r"(?<!\w)" + _PADC + between.join(_PADC.join(map(re.escape, t)) for t in toks) + _PADC + r"\s*")
+        lo = max(0, len(s) - 8 * len(unit) * (copies + 1) - 256)
+        chain: list[tuple[int, int]] = []
+        for m in pattern.finditer(s, lo):
+            if chain and m.start() == chain[-1][1]:
+                chain.append((m.start(), m.end()))
+            else:
+                chain = [(m.start(), m.end())]
+        return chain
+
+    def confirm(self, armed: Armed, s: str, s0: int) -> Fire | Armed | None:
+        """The armed fire if the raw text from the first copy to ``armed.at`` still folds to copies of
+        the unit and covers ``span_floor`` characters of content; re-armed further on when the
+        copies hold but whitespace runs left the span short; None when the copies broke."""
+        d, begin, text = armed.data
+        i, j = begin - s0, armed.at - s0 + 1
+        if i < 0 or j > len(s):
+            return None
+        raw = s[i:j]
+        f = b" ".join(raw.encode().translate(None, _PAD).split())
+        if len(f) < 2 * d or f[d:] != f[:-d]:
+            return None
+        short = self.config.span_floor - _content(raw)
+        if short > 0:
+            return Armed(at=armed.at + short, source=self, key=armed.key, data=armed.data)
+        if len(f) < self.config.min_copies * d - 1:
+            return None
+        return self._fire(s, s0, j - 1, text, begin)
+
+    @staticmethod
+    def _fire(s: str, s0: int, x: int, unit: str, begin: int) -> Fire:
+        """One raw copy of the unit: the first of the chain, rotated to a line start when the next copy runs on."""
         toks = unit.split()
         between = _PADC + r"\s[\s" + re.escape(PADDING) + "]*"
         pattern = re.compile(_PADC + between.join(_PADC.join(map(re.escape, t)) for t in toks) + _PADC + r"\s*")
-        lo = max(0, len(s) - 8 * len(unit) * (copies + 1) - 256)
-        starts = [m.start() for m in pattern.finditer(s, lo)]
-        if not starts:
-            at = b.end - 1
-            return Fire(at=at, reason="stream.period", unit=unit, period=len(unit), loop_start=at, cut_offset=at, copies=copies)
-        first = starts[-copies] if len(starts) >= copies else starts[0]
-        later = [x for x in starts if x > first]
-        cut = later[0] if later else len(s)
+        first = begin - s0
+        m = pattern.match(s, first)
+        cut = m.end() if m is not None and m.end() > first else first + len(unit)
+        copies = max(1, (x + 1 - first) // max(1, cut - first))
         # Rotate the copy to start at a line start, when the next copy runs on far enough.
         nl = s.find("\n", first, cut - 1)
-        if nl >= 0 and cut + (nl + 1 - first) <= len(s):
+        if nl >= 0 and cut + (nl + 1 - first) <= x + 1:
             shift = nl + 1 - first
             first += shift
             cut += shift
         return Fire(
-            at=b.end - 1,
+            at=s0 + x,
             reason="stream.period",
             unit=s[first:cut],
             period=cut - first,
-            loop_start=b.s0 + first,
-            cut_offset=b.s0 + cut,
+            loop_start=s0 + first,
+            cut_offset=s0 + cut,
             copies=copies,
         )

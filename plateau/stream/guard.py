@@ -26,7 +26,7 @@ from plateau.stream.lines import LineDetector
 from plateau.stream.novelty import NoveltyDetector
 from plateau.stream.period import PeriodDetector
 from plateau.stream.recheck import RecheckDetector
-from plateau.stream.result import CHANNELS, Fire, GuardResult
+from plateau.stream.result import CHANNELS, Armed, Fire, GuardResult
 from plateau.stream.semantic import SemanticRecurrence
 from plateau.stream.stutter import StutterDetector
 
@@ -34,6 +34,8 @@ __all__ = ["StreamGuard"]
 
 _new = object.__new__
 _TAIL_SLACK = 4096
+_NEVER = 1 << 62
+_MAX_ARMED = 16  # armed fires kept (the earliest due)
 
 
 class StreamGuard:
@@ -139,6 +141,8 @@ class StreamGuard:
             self._semantic = SemanticRecurrence(self.embedder, cfg, background=self.semantic_background)
             self._recheck = RecheckDetector(cfg)
             self._detectors += (self._recheck,)
+        self._armed: dict[tuple[Any, ...], Armed] = {}  # fires predicted past the last block, by key
+        self._due = _NEVER  # the earliest offset an armed fire falls due at
         self._quiet = dict(GuardResult(fired=False, chars=0).__dict__)
         self._result = GuardResult(fired=False, chars=0)
 
@@ -199,25 +203,66 @@ class StreamGuard:
             self._result = result = self._copy(self._result, chars)
             return result
         buf = self._buf + chunk
-        size = self.config.block
-        if len(buf) >= size:
-            full = len(buf) - len(buf) % size
-            fire = None
-            for off in range(0, full, size):
-                fire = self._analyse(buf[off : off + size])
-                if fire is not None:
-                    break
-            self._buf = buf[full:]
-            if fire is not None:
-                return self._fired(fire, chars, index)
-        else:
-            self._buf = buf
+        if chars > self._due or len(buf) >= self.config.block:
+            return self._advance(buf, chars, index)
+        self._buf = buf
         result = _new(GuardResult)
         d = result.__dict__
         d.update(self._quiet)
         d["chars"] = chars
         self._result = result
         return result
+
+    def _advance(self, buf: str, chars: int, index: int) -> GuardResult:
+        """Analyse the blocks ``buf`` completes and confirm the armed fires it brings due, in offset order."""
+        size = self.config.block
+        start = chars - len(buf)  # absolute offset of buf[0]: the end of the analysed text
+        off = 0
+        while True:
+            limit = min(chars, start + off + size)
+            if limit > self._due:
+                fire = self._confirm(buf[off:], limit)
+                if fire is not None:
+                    self._buf = ""
+                    return self._fired(fire, chars, index)
+            if off + size > len(buf):
+                break
+            fire = self._analyse(buf[off : off + size])
+            off += size
+            if fire is not None:
+                self._buf = ""
+                return self._fired(fire, chars, index)
+        self._buf = buf[off:]
+        result = _new(GuardResult)
+        d = result.__dict__
+        d.update(self._quiet)
+        d["chars"] = chars
+        self._result = result
+        return result
+
+    def _confirm(self, pending: str, limit: int) -> Fire | None:
+        """Confirm the armed fires due before ``limit``, earliest first.
+
+        A fire whose repetition broke is dropped; one that needs more text is re-armed further on
+        (and confirmed again if that is still before ``limit``).
+        """
+        armed = self._armed
+        text, t0 = self._tail.text()
+        s = text + pending
+        fire: Fire | None = None
+        while armed:
+            key, a = min(armed.items(), key=lambda kv: kv[1].at)
+            if a.at >= limit:
+                break
+            del armed[key]
+            f = a.source.confirm(a, s, t0)
+            if isinstance(f, Armed):
+                armed[key] = f
+            elif f is not None and not self._excused_at(f, a.at + 1):
+                fire = f
+                break
+        self._due = min((a.at for a in armed.values()), default=_NEVER)
+        return fire
 
     def settle(self, timeout: float | None = None) -> GuardResult:
         """Wait for the semantic layer's pending embeddings and judge again; return the result.
@@ -270,6 +315,14 @@ class StreamGuard:
             f = detector.update(block)
             if f is not None and (fire is None or f.at < fire.at) and not self._excused(f, block):
                 fire = f
+        if block.armed is not None and fire is None:
+            armed = self._armed
+            for a in block.armed:
+                armed[a.key] = a
+            if len(armed) > _MAX_ARMED:
+                for key in sorted(armed, key=lambda k: armed[k].at)[_MAX_ARMED:]:
+                    del armed[key]
+            self._due = min(a.at for a in armed.values())
         sem = self._semantic
         if sem is not None:
             sem.add(piece, block.end - len(piece))
@@ -303,8 +356,11 @@ class StreamGuard:
         return None if self._excused(fire, block) else fire
 
     def _excused(self, fire: Fire, block: Block) -> bool:
+        return self._excused_at(fire, block.end)
+
+    def _excused_at(self, fire: Fire, end: int) -> bool:
         ctx = self.context
-        return ctx.requested and ctx.excuses(fire, block.end, self.config)
+        return ctx.requested and ctx.excuses(fire, end, self.config)
 
     def _judge_semantic(self, end: int, block: Block | None = None) -> Fire | None:
         """Steer on semantic recurrence; fire when the wording corroborates it."""
@@ -355,6 +411,8 @@ class StreamGuard:
     def _release(self) -> None:
         """After a fire: drop the analysis buffers (feeding on only counts characters)."""
         self._buf = ""
+        self._armed = {}
+        self._due = _NEVER
         self._tail = Tail(1, 0)
         for detector in self._detectors:
             detector.reset()

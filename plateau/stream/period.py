@@ -52,7 +52,7 @@ import re
 
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
-from plateau.stream.result import Fire
+from plateau.stream.result import Armed, Fire
 from plateau.stream.text import boundary_shift, content_length, count_words, is_token_run, match_back, primitive_period
 
 __all__ = ["PeriodDetector"]
@@ -90,6 +90,7 @@ class PeriodDetector:
     def _reset(self) -> None:
         self._carry: dict[int, int] = {}  # period -> absolute start of a run alive at the last block end
         self._anchors: dict[str, int] = {}  # text after a sentence or line boundary -> its last absolute offset
+        self._fences = 0  # code-fence markers (```) seen: an odd count is an open fence
 
     def reset(self) -> None:
         """Forget the stream."""
@@ -106,6 +107,8 @@ class PeriodDetector:
         s = b.near
         n = len(s)
         k = cfg.kgram
+        if "`" in b.piece:  # markers starting from 2 characters before the block (cut by its start)
+            self._fences += s.count("```", max(0, b.nlo - 2))
         carry: dict[int, int] = {}
         tried: set[int] = set()
         periods: list[int] = []
@@ -162,12 +165,21 @@ class PeriodDetector:
         return fire
 
     def _check(self, b: Block, x: int, p: int, carry: dict[int, int] | None) -> Fire | None:
-        """The fire of period ``p`` for the run ending at index ``x`` of ``b.s``, if it is due."""
+        """The fire of period ``p`` for the run ending at index ``x`` of ``b.s``, if it is due.
+
+        A run whose fire is not yet due is armed on ``b`` (an
+        :class:`~plateau.stream.result.Armed` confirmed on the chunk that brings its last
+        character): a long period is proposed only by blocks holding a boundary, so the block
+        that would see it complete may never come.
+        """
         cfg = self.config
         s = b.s
-        low = max(min(cfg.span_floor, cfg.min_copies * cfg.copy_unit), cfg.min_copies * p)
         run = match_back(s, x, p, 0, x + 1)
-        if run + p < min(low, cfg.digit_run_floor):
+        # The least span any unit of period p needs (span_required): span_floor-sized for a unit
+        # shorter than copy_unit, min_copies copies otherwise; a run that cannot reach it before
+        # the next block is analysed is left to that block.
+        least = min(cfg.span_floor, cfg.digit_run_floor) if p < cfg.copy_unit else cfg.min_copies * p
+        if run + p + cfg.block < least:
             return None
         unit = s[x - p + 1 : x + 1]
         d = primitive_period(unit)
@@ -183,16 +195,25 @@ class PeriodDetector:
             carry[p] = begin
         words = count_words(unit)
         token = words == 0 and is_token_run(unit)
-        need = cfg.span_required(p, words, token=token, content=content_length(unit))
+        quoted = self._fences % 2 == 1 and unit.count("\n") == 1 and "```" not in unit
+        need = cfg.span_required(p, words, token=token, content=content_length(unit), quoted_line=quoted)
         reason = "stream.run" if p == 1 and (token or unit.isalnum()) else "stream.period"
         reach = max(begin + need - 1, cfg.min_chars - 1)
         if reach > b.s0 + x:
+            b.arm(Armed(at=reach, source=self, key=("period", p, begin), data=(p, begin, b.s0 + x + 1, reason)))
             return None
-        return self._fire(b, x, p, run, begin, reach, reason)
+        return self._fire(s, b.s0, x, p, run, begin, reach, reason)
+
+    def confirm(self, armed: Armed, s: str, s0: int) -> Fire | None:
+        """The armed fire if ``s`` (absolute start ``s0``) still repeats at its period up to ``armed.at``."""
+        p, begin, checked, reason = armed.data
+        i, j = checked - s0, armed.at - s0 + 1
+        if i - p < 0 or j > len(s) or s[i:j] != s[i - p : j - p]:
+            return None
+        return self._fire(s, s0, j - 1, p, armed.at - begin - p + 1, begin, armed.at, reason)
 
     @staticmethod
-    def _fire(b: Block, x: int, d: int, run: int, begin: int, reach: int, reason: str) -> Fire:
-        s = b.s
+    def _fire(s: str, s0: int, x: int, d: int, run: int, begin: int, reach: int, reason: str) -> Fire:
         first = x - run - d + 1  # index in s where the first copy starts (may be < 0: before the tail)
         rep = first if first >= 0 else first + d * (-first // d + 1)  # same phase, inside s
         shift = boundary_shift(s, rep, d, x)
@@ -204,5 +225,5 @@ class PeriodDetector:
             period=d,
             loop_start=loop_start,
             cut_offset=loop_start + d,
-            copies=(b.s0 + x + 1 - begin) // d,
+            copies=(s0 + x + 1 - begin) // d,
         )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["CHANNELS", "DEFAULT_MARKER", "Fire", "GuardResult", "truncate"]
+__all__ = ["CHANNELS", "DEFAULT_MARKER", "Armed", "Fire", "GuardResult", "truncate"]
 
 #: Channels a stream guard may watch.
 CHANNELS: tuple[str, ...] = ("content", "reasoning", "tool_args")
@@ -89,6 +90,35 @@ class Fire:
     loop_start: int
     cut_offset: int
     copies: int = 0
+
+
+@dataclass(frozen=True)
+class Armed:
+    """A fire predicted at a block end: due at the absolute offset ``at`` if the repetition holds until then.
+
+    A detector that finds a repetition whose evidence will be complete before the next block is
+    analysed *arms* it instead of waiting for that block: the guard keeps it and, on the chunk
+    that brings the character at ``at``, asks ``source.confirm(self, s, s0)`` whether the text
+    up to ``at`` still repeats (one slice comparison or one fold of the span). The fire then
+    lands on the chunk that completes the span, whatever the chunking.
+
+    Attributes
+    ----------
+    at
+        Absolute offset of the character that completes the evidence (int >= 0).
+    source
+        The detector that armed it (has ``confirm(armed, s, s0) -> Fire | None``).
+    key
+        Identifies the repetition (a detector name, its period and start): re-arming the same
+        key replaces the earlier prediction.
+    data
+        What ``confirm`` needs (detector-specific).
+    """
+
+    at: int
+    source: Any
+    key: tuple[Any, ...]
+    data: tuple[Any, ...]
 
 
 def truncate(text: str, result: GuardResult, marker: str = DEFAULT_MARKER) -> str:

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""False alarms of the stream guard on real legitimate text: the messages of real agent runs.
+
+Reads the real runs in ``../shared/data/real-runs`` where they lie (mini-swe-agent runs with
+Gemini and DeepSeek, tau-bench airline runs with gpt-4o): every message of every run -- the
+model's responses and the tool outputs (test-runner and linter logs, listings, source files,
+JSON) -- is streamed through a fresh :class:`~plateau.stream.StreamGuard` on the ``content``
+channel in seeded chunks of 1-40 characters. Messages of runs that failed are kept too: a
+single message that loops is rare, and every fire is printed with its unit so that it can be
+read. The script prints the messages fed, their characters, the fires per reason and, for each
+fire, where it was and what repeated; ``--json`` prints one object.
+
+This is the false-alarm budget the firing rule is checked against (see
+:class:`~plateau.stream.StreamGuardConfig`): on these messages the rule should fire only where
+a reader would stop the text too.
+
+Usage::
+
+    python scripts/stream_false_alarms.py [--root PATH] [--max-chars N] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from plateau.stream import StreamGuard  # noqa: E402
+
+_REPO = Path(__file__).resolve().parents[1]
+# ../shared next to the repository, or next to the folder of worktrees holding it
+_SHARED = [p / "shared" for p in (_REPO.parent, _REPO.parent.parent) if (p / "shared").is_dir()]
+ROOT = (_SHARED[0] if _SHARED else _REPO.parent / "shared") / "data" / "real-runs"
+
+
+def _text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
+
+
+def messages(root: Path) -> Iterator[tuple[str, str, str]]:
+    """(source, role, text) of every message of every run under ``root``."""
+    for path in sorted(root.glob("*/*/*.traj.json")) + sorted(root.glob("*/*.traj.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for i, m in enumerate(data.get("messages", [])):
+            yield f"{path.parent.name}#{i}", str(m.get("role")), _text(m.get("content"))
+    for path in sorted(root.glob("tau-bench*.json")):
+        for run in json.loads(path.read_text(encoding="utf-8")):
+            for i, m in enumerate(run.get("traj", [])):
+                yield f"tau-{run.get('task_id')}-{run.get('trial')}#{i}", str(m.get("role")), _text(m.get("content"))
+
+
+def chunks(text: str, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    out, i = [], 0
+    while i < len(text):
+        n = rng.randint(1, 40)
+        out.append(text[i : i + n])
+        i += n
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", type=Path, default=ROOT)
+    ap.add_argument("--max-chars", type=int, default=200_000, help="characters of a message fed (default 200,000)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    seen: set[str] = set()
+    fed = chars = 0
+    reasons: Counter[str] = Counter()
+    fires = []
+    for source, role, text in messages(args.root):
+        if role == "system" or len(text) < 64 or text in seen:
+            continue
+        seen.add(text)
+        text = text[: args.max_chars]
+        fed += 1
+        chars += len(text)
+        guard = StreamGuard("content")
+        for c in chunks(text, len(seen)):
+            res = guard.feed(c)
+            if res.fired:
+                reasons[str(res.reason)] += 1
+                fires.append({"source": source, "role": role, "chars": res.chars, "reason": res.reason, "unit": (res.unit or "")[:120]})
+                break
+    if args.json:
+        print(json.dumps({"messages": fed, "chars": chars, "fires": fires, "reasons": dict(reasons)}, indent=2))
+        return 0
+    print(f"messages fed: {fed:,} ({chars:,} characters); fires: {len(fires)}")
+    for reason, n in reasons.most_common():
+        print(f"  {reason}: {n}")
+    for f in fires:
+        print(f"  {f['source']} [{f['role']}] @{f['chars']:,} {f['reason']}: {f['unit']!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -36,6 +36,7 @@ _new = object.__new__
 _TAIL_SLACK = 4096
 _NEVER = 1 << 62
 _MAX_ARMED = 16  # armed fires kept (the earliest due)
+_PROBE_TEXT = 224  # characters before a half-block probe it reads: four copies of its longest unit and more
 
 
 class StreamGuard:
@@ -126,6 +127,11 @@ class StreamGuard:
         self._tail = Tail(2 * cfg.max_period + cfg.kgram, _TAIL_SLACK)
         self._splitter = Splitter(cfg.novelty_ngram)
         self._period = PeriodDetector(cfg)
+        self._k = cfg.kgram
+        self._size = cfg.block
+        self._half = cfg.block // 2
+        self._unit = cfg.copy_unit
+        self._probe_reach = max(0, cfg.kgram + self._period.probe_period - cfg.block // 2)  # near characters the anchor test reads
         self._fold = FoldDetector(cfg)
         self._lines = LineDetector(cfg, track_totals=self.context.requested)
         self._novelty = NoveltyDetector(cfg)
@@ -143,6 +149,8 @@ class StreamGuard:
             self._detectors += (self._recheck,)
         self._armed: dict[tuple[Any, ...], Armed] = {}  # fires predicted past the last block, by key
         self._due = _NEVER  # the earliest offset an armed fire falls due at
+        self._probed = -1  # the absolute offset of the last half-block probe
+        self._wake = cfg.block // 2  # the stream length from which feed must look again
         self._quiet = dict(GuardResult(fired=False, chars=0).__dict__)
         self._result = GuardResult(fired=False, chars=0)
 
@@ -203,8 +211,20 @@ class StreamGuard:
             self._result = result = self._copy(self._result, chars)
             return result
         buf = self._buf + chunk
-        if chars > self._due or len(buf) >= self.config.block:
-            return self._advance(buf, chars, index)
+        if chars >= self._wake:
+            end = chars - len(buf) + self._size  # where the block begun by buf ends
+            mid = end - self._half
+            if chars >= end or self._due < chars or self._probed >= mid:
+                return self._advance(buf, chars, index)
+            # Only the middle of the block was reached: the short-period probe.
+            self._probed = mid
+            fire = self._probe(buf[: self._half])
+            if fire is None and self._due < chars:  # armed by the probe, due within this chunk
+                fire = self._confirm(buf, chars)
+            if fire is not None:
+                self._buf = ""
+                return self._fired(fire, chars, index)
+            self._wake = min(self._due + 1, end)
         self._buf = buf
         result = _new(GuardResult)
         d = result.__dict__
@@ -214,31 +234,79 @@ class StreamGuard:
         return result
 
     def _advance(self, buf: str, chars: int, index: int) -> GuardResult:
-        """Analyse the blocks ``buf`` completes and confirm the armed fires it brings due, in offset order."""
+        """Run what ``buf`` brings due, in offset order: armed fires, half-block probes, blocks."""
         size = self.config.block
+        half = size // 2
         start = chars - len(buf)  # absolute offset of buf[0]: the end of the analysed text
         off = 0
+        fire: Fire | None = None
         while True:
-            limit = min(chars, start + off + size)
-            if limit > self._due:
-                fire = self._confirm(buf[off:], limit)
+            mid = start + off + half
+            if self._probed < mid:
+                if self._due < min(chars, mid):
+                    fire = self._confirm(buf[off:], min(chars, mid))
+                    if fire is not None:
+                        break
+                if chars < mid:
+                    break
+                self._probed = mid
+                fire = self._probe(buf[off : off + half])
                 if fire is not None:
-                    self._buf = ""
-                    return self._fired(fire, chars, index)
-            if off + size > len(buf):
+                    break
+            end = start + off + size
+            if self._due < min(chars, end):
+                fire = self._confirm(buf[off:], min(chars, end))
+                if fire is not None:
+                    break
+            if chars < end:
                 break
             fire = self._analyse(buf[off : off + size])
             off += size
             if fire is not None:
-                self._buf = ""
-                return self._fired(fire, chars, index)
+                break
+        if fire is not None:
+            self._buf = ""
+            return self._fired(fire, chars, index)
         self._buf = buf[off:]
+        mid = start + off + half
+        self._wake = min(self._due + 1, mid if self._probed < mid else mid + half)
         result = _new(GuardResult)
         d = result.__dict__
         d.update(self._quiet)
         d["chars"] = chars
         self._result = result
         return result
+
+    def _probe(self, half: str) -> Fire | None:
+        """Half-way through a block: the short-period probe of :meth:`PeriodDetector.probe`.
+
+        The common case costs one concatenation of 48 characters and one ``rfind`` over 26: the
+        anchor (the last ``kgram`` characters) does not recur at a distance of
+        ``copy_unit``..``probe_period``.
+        """
+        near = self._tail.near
+        s = near[len(near) - self._probe_reach :] + half if len(near) > self._probe_reach else near + half
+        k = self._k
+        j = len(s) - k
+        if j < self._period.probe_period or s.rfind(s[j:], j - self._period.probe_period, j - self._unit + k) < 0:
+            return None
+        s = near[max(0, len(near) - _PROBE_TEXT) :] + half
+        s0 = self._tail.end + len(half) - len(s)
+        fire, armed = self._period.probe(s, s0)
+        if fire is not None and not self._excused_at(fire, s0 + len(s)):
+            return fire
+        if armed:
+            self._arm(armed)
+        return None
+
+    def _arm(self, new: list[Armed]) -> None:
+        armed = self._armed
+        for a in new:
+            armed[a.key] = a
+        if len(armed) > _MAX_ARMED:
+            for key in sorted(armed, key=lambda k: armed[k].at)[_MAX_ARMED:]:
+                del armed[key]
+        self._due = min(a.at for a in armed.values())
 
     def _confirm(self, pending: str, limit: int) -> Fire | None:
         """Confirm the armed fires due before ``limit``, earliest first.
@@ -316,13 +384,7 @@ class StreamGuard:
             if f is not None and (fire is None or f.at < fire.at) and not self._excused(f, block):
                 fire = f
         if block.armed is not None and fire is None:
-            armed = self._armed
-            for a in block.armed:
-                armed[a.key] = a
-            if len(armed) > _MAX_ARMED:
-                for key in sorted(armed, key=lambda k: armed[k].at)[_MAX_ARMED:]:
-                    del armed[key]
-            self._due = min(a.at for a in armed.values())
+            self._arm(block.armed)
         sem = self._semantic
         if sem is not None:
             sem.add(piece, block.end - len(piece))

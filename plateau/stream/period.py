@@ -65,6 +65,22 @@ _CALM_TOKENS = 4  # a block with this many tokens, none in a recurring n-gram, s
 _BOUNDARY = re.compile(r"[.!?:;\n][ \t\n]*")
 
 
+class _Probe:
+    """The text up to the middle of a block, shaped as much like a :class:`Block` as ``_check`` needs."""
+
+    __slots__ = ("armed", "end", "lo", "s", "s0")
+
+    def __init__(self, s: str, s0: int) -> None:
+        self.s = s
+        self.s0 = s0
+        self.end = s0 + len(s)
+        self.lo = len(s)
+        self.armed: list[Armed] = []
+
+    def arm(self, armed: Armed) -> None:
+        self.armed.append(armed)
+
+
 class PeriodDetector:
     """Exact periodic repetition at the end of each block.
 
@@ -85,6 +101,10 @@ class PeriodDetector:
 
     def __init__(self, config: StreamGuardConfig) -> None:
         self.config = config
+        #: Longest period looked for half-way through a block (:meth:`probe`): the units whose
+        #: ``unit_copies``-th copy may complete before the block that first sees them ends
+        #: (``p + kgram + block - 1 > unit_copies * p - 1``); 26 by default.
+        self.probe_period = (config.kgram + config.block) // max(1, config.unit_copies - 1)
         self._reset()
 
     def _reset(self) -> None:
@@ -203,6 +223,33 @@ class PeriodDetector:
             b.arm(Armed(at=reach, source=self, key=("period", p, begin), data=(p, begin, b.s0 + x + 1, reason)))
             return None
         return self._fire(s, b.s0, x, p, run, begin, reach, reason)
+
+    def probe(self, s: str, s0: int) -> tuple[Fire | None, list[Armed]]:
+        """Look half-way through a block for a unit of ``copy_unit`` to ``probe_period`` characters.
+
+        A block's end proposes a period once its anchor recurs, ``p + kgram`` characters into the
+        run; a unit of 16-26 characters may complete its fourth copy before the next block ends.
+        The guard calls this with the text up to the middle of every block (``s``, absolute
+        start ``s0``): the anchor's nearest earlier occurrence within ``probe_period`` characters
+        proposes the period, and a run found is armed (or fires, if already complete).
+
+        Returns
+        -------
+        tuple
+            The fire (or None) and the armed fires.
+        """
+        cfg = self.config
+        k = cfg.kgram
+        j = len(s) - k
+        lo = j - self.probe_period
+        if lo < 0:
+            return None, []
+        pos = s.rfind(s[j:], lo, j - cfg.copy_unit + k)
+        if pos < 0:
+            return None, []
+        b = _Probe(s, s0)
+        fire = self._check(b, len(s) - 1, j - pos, None)  # type: ignore[arg-type]
+        return fire, b.armed
 
     def confirm(self, armed: Armed, s: str, s0: int) -> Fire | None:
         """The armed fire if ``s`` (absolute start ``s0``) still repeats at its period up to ``armed.at``."""

@@ -2,24 +2,34 @@
 
 A model that misses its end-of-turn token keeps going in the chat template's own markup: it
 closes its answer, opens a ``user`` turn, answers it, and so on, each exchange a small variation
-of the last (DialoGPT and TinyLlama self-dialogues, ChatML ``<|im_start|>user`` leaks). The
-detector finds role markers in the channel's text with one regular expression --
-``<|im_start|>ROLE``, ``<|start_header_id|>ROLE<|end_header_id|>``, ``<start_of_turn>ROLE``,
-``<|ROLE|>``, ``[INST]`` / ``[/INST]``, and ``User:`` / ``Assistant:`` / ``Human:`` / ``AI:``
-at the start of a line -- and counts the self-dialogue per *cycle*: the shortest repeating
-sequence of roles (``user`` then ``assistant``; ``assistant`` then ``tool``), each cycle one
-turn pair. It fires
+of the last (DialoGPT and TinyLlama self-dialogues, ChatML ``<|im_start|>user`` leaks,
+``Human:`` / ``AI Assistant:`` transcripts). The detector finds role markers in the channel's
+text with one regular expression -- the template markers ``<|im_start|>ROLE``,
+``<|start_header_id|>ROLE<|end_header_id|>``, ``<start_of_turn>ROLE``, ``<|ROLE|>``,
+``[INST]`` / ``[/INST]``, ``### Instruction:`` / ``### Response:`` and a line holding only
+``user`` or ``assistant``; and line-initial speaker labels ``Name:`` (one or two capitalised
+words, ``User:``, ``AI Assistant:``, ``Bob:``) -- and counts the self-dialogue per *cycle*:
+the shortest repeating sequence of roles (``user`` then ``assistant``), each cycle one turn
+pair. It fires
 
-- at the second repeat of the cycle: when the ``dialogue_turns``-th cycle (default 3: the
-  third user/assistant pair) of the special-token markers is complete -- its last turn closed
-  by an end-of-turn token (``<|im_end|>``, ``<|eot_id|>``, ``<end_of_turn>``, ``<|end|>``,
-  ``</s>``) or the next cycle's first marker arrived; never in the first cycle, which repeats
-  nothing, nor in the second (a few-shot example or a quoted exchange holds two). Plain
-  ``User:`` lines count only through the next rule: a transcript in a document is
-  legitimate;
+- at the second repeat of the cycle, during the ``dialogue_turns``-th cycle (default 3: the
+  third turn pair), never in the first cycle, which repeats nothing, nor in the second (a
+  few-shot example or a quoted exchange holds two):
+
+  - template markers: when the third cycle is complete -- its last turn closed by an
+    end-of-turn token (``<|im_end|>``, ``<|eot_id|>``, ``<end_of_turn>``, ``<|end|>``,
+    ``</s>``) when the template closes its turns, else when its last turn opens;
+  - speaker labels: when the third pair's second label arrives, the labels alternating
+    between exactly two names -- both chat roles, or with a turn that asks a question (a
+    record format such as ``FAIL:`` / ``AssertionError:`` or ``Value:`` / ``Dtype:`` in test
+    output alternates too, and never asks). An exchange the response presents (the
+    paragraph before its first label ends with a colon or names an example, a transcript, a
+    dialogue, a FAQ) is quoted and never fires. ``scripts/stream_false_alarms.py``: on the
+    12,871 messages of the real runs the rule fires on none;
+
 - when the last ``dialogue_turns`` turns of one role are alike (consecutive word-set Jaccard
   at least 0.5), plain markers included;
-- when ``dialogue_max_turns`` special-token markers of two roles or more have arrived and the
+- when ``dialogue_max_turns`` template markers of two roles or more have arrived and the
   last marker's role opened ``dialogue_turns`` of the last ``dialogue_max_turns`` (turns that
   recur without settling into a fixed cycle).
 
@@ -42,11 +52,29 @@ _MARKER = re.compile(
     r"|<start_of_turn>\s*(?P<c>\w+)"
     r"|<\|(?P<d>user|assistant|system|human|bot)\|>"
     r"|(?P<e>\[INST\]|\[/INST\])"
+    r"|(?:^|\n)[ \t]*\#{2,4}[ \t]*(?P<g>Instruction|Response|Human|Assistant|User)[ \t]*:"
+    r"|(?:^|\n)(?P<h>user|assistant|human|model)[ \t]*(?=\n)"
     r"|(?:^|\n)[ \t]*(?P<f>User|Assistant|Human|AI|Bot|USER|ASSISTANT)[ \t]*:"
+    r"|(?:^|\n)[ \t]*(?P<p>[A-Z][A-Za-z]{0,15}(?:[ ][A-Z][A-Za-z]{0,15})?)[ \t]*:[ \t]+(?=\S)"
     r"|(?P<z><\|im_end\|>|<\|eot_id\|>|<end_of_turn>|<\|end\|>|</s>)",
 )
-_PLAIN = ("User", "Assistant", "Human", "AI", "Bot", "USER", "ASSISTANT")
-_ROLES = {"[inst]": "user", "[/inst]": "assistant", "human": "user", "ai": "assistant", "bot": "assistant", "model": "assistant"}
+#: Speaker names that are chat roles: alternating labels of two of these are turns of a chat.
+_ROLE_NAMES = frozenset({"user", "assistant", "human", "ai", "bot", "system", "model", "ai assistant", "me", "you", "customer", "agent"})
+#: Words by which a response presents an exchange it quotes (the paragraph before its first label).
+_PRESENTED = re.compile(
+    r"(?i)\b(?:example|examples|transcript|dialogue|dialog|conversation|faq|interview|script|exchange|sample|q&a"
+    r"|as follows|like this)\b|:\s*$"
+)
+_ROLES = {
+    "[inst]": "user",
+    "[/inst]": "assistant",
+    "human": "user",
+    "ai": "assistant",
+    "bot": "assistant",
+    "model": "assistant",
+    "instruction": "user",
+    "response": "assistant",
+}
 _OVERLAP = 64  # characters of the previous block searched again (a marker cut by a block end)
 _MAX_TURNS = 64
 _SIMILAR = 0.5
@@ -74,6 +102,9 @@ class DialogueDetector:
         self._special = 0
         self._roles: list[str] = []  # roles of the special-token markers, in order (bounded)
         self._closed = False  # whether an end-of-turn token closed the last turn
+        self._ends = False  # whether the template closes its turns with end-of-turn tokens
+        #: line-initial speaker labels of the current alternating stretch: (name, start, text start, asks)
+        self._speakers: list[tuple[str, int, int, bool]] = []
 
     def reset(self) -> None:
         """Forget the stream."""
@@ -89,7 +120,7 @@ class DialogueDetector:
         s = b.near
         start = max(0, b.nlo - _OVERLAP)
         seg = s[start:]
-        if not ("<" in seg or "INST]" in seg or (":" in seg and any(w in seg for w in _PLAIN))):
+        if not ("<" in seg or "INST]" in seg or ":" in seg or "\n" in seg):
             return None
         fire: Fire | None = None
         for m in _MARKER.finditer(s, start):
@@ -100,13 +131,21 @@ class DialogueDetector:
                 break
             self._seen = b.near0 + m.end()
             if m.group("z") is not None:  # an end-of-turn token closes the last turn
+                self._ends = True
                 if self._turns and self._turns[-1][3] and not self._closed:
                     self._closed = True
                     fire = fire or self._judge(b, True)
                 continue
+            label = m.group("p") or m.group("f")
+            if label is not None and m.start() == 0 and b.near0 > 0:
+                continue  # the start of the kept text is not a line start
+            if label is not None:  # a speaker label: counted by its own cycle rule
+                fire = fire or self._speaker(b, label, at, b.near0 + m.end())
+                if m.group("p") is not None:
+                    continue
             self._closed = False
-            role = (m.group("a") or m.group("b") or m.group("c") or m.group("d") or m.group("e") or m.group("f") or "").lower()
-            role = _ROLES.get(role, role)
+            role = next(r for r in m.group("a", "b", "c", "d", "e", "f", "g", "h") if r is not None)
+            role = _ROLES.get(role.lower(), role.lower())
             special = m.group("f") is None
             if self._turns:
                 _, _, text_at, _ = self._turns[-1]
@@ -128,6 +167,54 @@ class DialogueDetector:
                 self._words.pop(0)
             fire = fire or self._judge(b, special)
         return fire
+
+    def _speaker(self, b: Block, label: str, at: int, text_at: int) -> Fire | None:
+        """Count a line-initial ``Name:`` label; fire at the 3rd turn pair of two alternating speakers.
+
+        The labels of the stretch must alternate between exactly two names, and the stretch is
+        a chat rather than a record format: both names are chat roles (``User``, ``AI
+        Assistant``, ``Human``, ...) or a completed turn of the stretch asks a question (ends
+        with ``?``). An exchange the response presents -- the paragraph before its first label
+        ends with a colon or names it (an example, a transcript, a dialogue, a FAQ) -- is
+        quoted, and never fires.
+        """
+        cfg = self.config
+        sp = self._speakers
+        if sp and sp[-1][1] + 1 < at:  # the previous turn's text, for the question test
+            full, full0 = b.s, b.s0
+            lo, hi = sp[-1][2] - full0, at - full0
+            if lo >= 0 and hi <= len(full):
+                body = full[lo:hi].rstrip()
+                sp[-1] = (sp[-1][0], sp[-1][1], sp[-1][2], body.endswith("?"))
+        name = label.lower()
+        if len(sp) >= 2 and (name == sp[-1][0] or name != sp[-2][0]) or len(sp) == 1 and name == sp[0][0]:
+            sp.clear()  # the alternation broke: a new stretch begins here
+        sp.append((name, at, text_at, False))
+        if len(sp) > 2 * _MAX_TURNS:
+            del sp[0]
+        if len(sp) != 2 * cfg.dialogue_turns:
+            return None
+        names = {sp[0][0], sp[1][0]}
+        if not (names <= _ROLE_NAMES or any(q for _, _, _, q in sp)):
+            return None
+        first = sp[0][1]
+        full, full0 = b.s, b.s0
+        i = first - full0
+        if i > 0:
+            before = full[max(0, i - 512) : i].rstrip()
+            para = before[before.rfind("\n\n") + 1 :] if "\n\n" in before else before
+            if para and _PRESENTED.search(para[-200:]):
+                return None
+        self._first = first if self._first is None else min(self._first, first)
+        return Fire(
+            at=b.end - 1,
+            reason="stream.self_dialogue",
+            unit=full[i : i + 200] if i >= 0 else "",
+            period=None,
+            loop_start=first,
+            cut_offset=first,
+            copies=len(sp),
+        )
 
     def cycles(self) -> tuple[int, int]:
         """The cycle of the special-token roles ending at the last marker: ``(length, stretch)``.
@@ -160,7 +247,7 @@ class DialogueDetector:
             # The dialogue_turns-th cycle is complete when its last turn is closed by an
             # end-of-turn token or the next cycle's first marker arrives.
             c, stretch = self.cycles()
-            if c and (stretch > cfg.dialogue_turns * c or (stretch == cfg.dialogue_turns * c and self._closed)):
+            if c and (stretch > cfg.dialogue_turns * c or (stretch == cfg.dialogue_turns * c and (self._closed or not self._ends))):
                 return self._fire(b, turns[0][1])
         done = turns[:-1]
         for role in roles:

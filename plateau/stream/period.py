@@ -247,8 +247,11 @@ class PeriodDetector:
         pos = s.rfind(s[j:], lo, j - cfg.copy_unit + k)
         if pos < 0:
             return None, []
+        x, p = len(s) - 1, j - pos
+        if match_back(s, x, p, 0, x + 1) >= x - p + 1:  # the run reaches before the text: an older run, the blocks' own
+            return None, []
         b = _Probe(s, s0)
-        fire = self._check(b, len(s) - 1, j - pos, None)  # type: ignore[arg-type]
+        fire = self._check(b, x, p, None)  # type: ignore[arg-type]
         return fire, b.armed
 
     def confirm(self, armed: Armed, s: str, s0: int) -> Fire | None:

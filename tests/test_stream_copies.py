@@ -217,11 +217,59 @@ def test_one_or_two_template_pairs_never_fire() -> None:
         assert first_fire(feed(seeded(text, 60 + n))) is None
 
 
-def test_pairs_without_end_tokens_fire_when_the_fourth_pair_opens() -> None:
-    """[INST] templates close a pair only by opening the next: fire on the 4th [INST]."""
+def test_pairs_without_end_tokens_fire_when_the_third_pair_is_written() -> None:
+    """[INST] templates never close a turn: fire on the block holding the 3rd [/INST] (the third
+    pair's last marker), never on the one before."""
     text = "Sure." + "".join(f" [INST] {q} [/INST] {a}" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True))
-    fourth = [i for i in range(len(text)) if text.startswith("[INST]", i)][3]
-    assert_fires_at_block(seeded(text, 70), fourth + len("[INST]"))
+    third = [i for i in range(len(text)) if text.startswith("[/INST]", i)][2]
+    assert_fires_at_block(seeded(text, 70), third + len("[/INST]") - 1)
+
+
+def _labelled(first: str, second: str, pairs: int, lead: str = "Paris is the capital of France.\n") -> tuple[str, list[int]]:
+    """``lead``, then ``pairs`` turn pairs under line-initial labels; where each label's turn text begins."""
+    text, starts = lead, []
+    for q, a in zip(_QUESTIONS[:pairs], _ANSWERS[:pairs], strict=True):
+        for label, body in ((first, q), (second, a)):
+            text += f"{label}: "
+            starts.append(len(text))
+            text += body + "\n"
+    return text, starts
+
+
+def test_speaker_labels_fire_in_the_third_pair() -> None:
+    """'Human:' / 'AI Assistant:' (chat roles) and 'Alice:' / 'Bob:' (a turn asks a question)
+    alternating: fire on the block holding the 6th label (the third pair's second), and a
+    dialogue of two pairs never fires."""
+    for seed, (first, second) in enumerate([("Human", "AI Assistant"), ("Alice", "Bob"), ("User", "Assistant")]):
+        text, starts = _labelled(first, second, 5)
+        res = assert_fires_at_block(seeded(text, 110 + seed), starts[5])  # the 6th label is complete with the character after it
+        assert res.reason == "stream.self_dialogue" and res.loop_start == text.index(first + ":")
+        two, _ = _labelled(first, second, 2)
+        assert first_fire(feed(seeded(two + ANSWER * 2, 120 + seed))) is None
+
+
+def test_labelled_exchanges_that_are_not_a_self_dialogue_stay_quiet() -> None:
+    """A FAQ the response presents, test output alternating 'FAIL:' / 'AssertionError:' (a record
+    format: no role names, no question) and 'Value:' / 'Dtype:' rows: quiet."""
+    faq, _ = _labelled("User", "Assistant", 5, lead="Here is a short FAQ.\n\n")
+    tests = "".join(f"FAIL: test_case_{i} (tests.test_api.ApiTest)\nAssertionError: {i} != {i + 1}\n" for i in range(8))
+    rows = "".join(f"Value: {i}.0 km\nDtype: float{16 * (i % 3 + 1)}\n" for i in range(8))
+    for text in (faq, "Ran the suite:\n" + tests, "The values print as\n" + rows):
+        for channel in ("content", "tool_args"):
+            assert first_fire(feed(seeded(text, 130), channel)) is None, text[:40]
+
+
+def test_instruction_templates_and_bare_role_lines_fire_in_the_third_pair() -> None:
+    """'### Instruction:' / '### Response:' and lines holding only 'user' / 'assistant': fire on
+    the block holding the third pair's last marker."""
+    alpaca = "Here it is.\n" + "".join(f"### Instruction:\n{q}\n\n### Response:\n{a}\n\n" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True))
+    third = [i for i in range(len(alpaca)) if alpaca.startswith("### Response:", i)][2]
+    res = assert_fires_at_block(seeded(alpaca, 140), third + len("### Response:") - 1)
+    assert res.reason == "stream.self_dialogue" and res.loop_start == alpaca.index("### Instruction:") - 1
+    bare = "Here it is.\n" + "".join(f"user\n{q}\nassistant\n{a}\n" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True))
+    third = [i for i in range(len(bare)) if bare.startswith("\nassistant\n", i)][2]
+    res = assert_fires_at_block(seeded(bare, 141), third + len("\nassistant"))  # the role line ends with its newline
+    assert res.reason == "stream.self_dialogue"
 
 
 # ----------------------------------------------------------------------------- re-check loops

@@ -55,9 +55,13 @@ _MARKER = re.compile(
     r"|(?:^|\n)[ \t]*\#{2,4}[ \t]*(?P<g>Instruction|Response|Human|Assistant|User)[ \t]*:"
     r"|(?:^|\n)(?P<h>user|assistant|human|model)[ \t]*(?=\n)"
     r"|(?:^|\n)[ \t]*(?P<f>User|Assistant|Human|AI|Bot|USER|ASSISTANT)[ \t]*:"
-    r"|(?:^|\n)[ \t]*(?P<p>[A-Z][A-Za-z]{0,15}(?:[ ][A-Z][A-Za-z]{0,15})?)[ \t]*:[ \t]+(?=\S)"
     r"|(?P<z><\|im_end\|>|<\|eot_id\|>|<end_of_turn>|<\|end\|>|</s>)",
 )
+#: A line-initial speaker label (one or two capitalised words, a colon, a space and the turn's text).
+_LABEL = re.compile(r"\n[ \t]*([A-Z][A-Za-z]{0,15}(?:[ ][A-Z][A-Za-z]{0,15})?)[ \t]*:[ \t]+(?=\S)")
+#: What a block must hold for the template-marker expression to run (with "<", "INST]", "###").
+_PLAIN = ("User", "Assistant", "Human", "AI", "Bot", "USER", "ASSISTANT")
+_BARE = re.compile(r"\n(?:user|assistant|human|model)[ \t]*\n")
 #: Speaker names that are chat roles: alternating labels of two of these are turns of a chat.
 _ROLE_NAMES = frozenset({"user", "assistant", "human", "ai", "bot", "system", "model", "ai assistant", "me", "you", "customer", "agent"})
 #: Words by which a response presents an exchange it quotes (the paragraph before its first label).
@@ -96,6 +100,7 @@ class DialogueDetector:
 
     def _reset(self) -> None:
         self._seen = 0  # absolute offset past the last marker counted
+        self._label_seen = 0  # absolute offset past the last speaker label counted
         self._turns: list[tuple[str, int, int, bool]] = []  # (role, marker start, text start, special)
         self._words: list[frozenset[str]] = []  # word sets of completed turns, aligned with _turns[:-1]
         self._first: int | None = None
@@ -120,9 +125,17 @@ class DialogueDetector:
         s = b.near
         start = max(0, b.nlo - _OVERLAP)
         seg = s[start:]
-        if not ("<" in seg or "INST]" in seg or ":" in seg or "\n" in seg):
-            return None
         fire: Fire | None = None
+        if ": " in seg and "\n" in seg:
+            fire = self._labels(b, s, start)
+        if not (
+            "<" in seg
+            or "INST]" in seg
+            or "###" in seg
+            or (":" in seg and any(w in seg for w in _PLAIN))
+            or ("\n" in seg and _BARE.search(seg) is not None)
+        ):
+            return fire
         for m in _MARKER.finditer(s, start):
             at = b.near0 + m.start()
             if at < self._seen:
@@ -136,13 +149,8 @@ class DialogueDetector:
                     self._closed = True
                     fire = fire or self._judge(b, True)
                 continue
-            label = m.group("p") or m.group("f")
-            if label is not None and m.start() == 0 and b.near0 > 0:
+            if m.group("f") is not None and m.start() == 0 and b.near0 > 0:
                 continue  # the start of the kept text is not a line start
-            if label is not None:  # a speaker label: counted by its own cycle rule
-                fire = fire or self._speaker(b, label, at, b.near0 + m.end())
-                if m.group("p") is not None:
-                    continue
             self._closed = False
             role = next(r for r in m.group("a", "b", "c", "d", "e", "f", "g", "h") if r is not None)
             role = _ROLES.get(role.lower(), role.lower())
@@ -166,6 +174,20 @@ class DialogueDetector:
                 self._turns.pop(0)
                 self._words.pop(0)
             fire = fire or self._judge(b, special)
+        return fire
+
+    def _labels(self, b: Block, s: str, start: int) -> Fire | None:
+        """Count the speaker labels that end in this block (:meth:`_speaker`)."""
+        fire: Fire | None = None
+        base = b.near0
+        if base == 0:  # the stream's start is a line start
+            s, base, start = "\n" + s, -1, start + 1
+        for m in _LABEL.finditer(s, max(0, start - 1)):
+            at = base + m.start(1)
+            if at < self._label_seen:
+                continue
+            self._label_seen = base + m.end()
+            fire = fire or self._speaker(b, m.group(1), at, base + m.end())
         return fire
 
     def _speaker(self, b: Block, label: str, at: int, text_at: int) -> Fire | None:

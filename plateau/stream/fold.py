@@ -142,7 +142,7 @@ class FoldDetector:
             run = match_back(s, x, d, run + p - d, x + 1)  # type: ignore[arg-type]
         else:
             d = p
-        if d >= cfg.copy_unit:  # longer folded units: the raw, drift and novelty detectors
+        if d >= cfg.copy_unit or run < d:  # longer folded units: the raw, drift and novelty detectors; one copy is no repetition
             return None
         # The unit in the phase where the folded run begins, rotated to start at a token.
         first = x - run - d + 1

@@ -212,19 +212,27 @@ class StreamGuard:
             return result
         buf = self._buf + chunk
         if chars >= self._wake:
-            end = chars - len(buf) + self._size  # where the block begun by buf ends
+            # The common cases inline: the middle of the block reached (the short-period probe),
+            # or one block completed whose probe was done; anything else in offset order.
+            size = self._size
+            end = chars - len(buf) + size  # where the block begun by buf ends
             mid = end - self._half
-            if chars >= end or self._due < chars or self._probed >= mid:
+            if self._due >= chars and chars < end and self._probed < mid:
+                self._probed = mid
+                fire = self._probe(buf[: self._half])
+            elif self._due >= end and end <= chars < end + self._half and self._probed >= mid:
+                fire = self._analyse(buf[:size])
+                buf = buf[size:]
+                end += size
+            else:
                 return self._advance(buf, chars, index)
-            # Only the middle of the block was reached: the short-period probe.
-            self._probed = mid
-            fire = self._probe(buf[: self._half])
-            if fire is None and self._due < chars:  # armed by the probe, due within this chunk
+            if fire is None and self._due < chars:  # armed just now, due within this chunk
                 fire = self._confirm(buf, chars)
             if fire is not None:
                 self._buf = ""
                 return self._fired(fire, chars, index)
-            self._wake = min(self._due + 1, end)
+            mid = end - self._half
+            self._wake = min(self._due + 1, mid if self._probed < mid else end)
         self._buf = buf
         result = _new(GuardResult)
         d = result.__dict__

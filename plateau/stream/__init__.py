@@ -10,7 +10,8 @@ or, short of that, should the model be steered (``steer`` and ``message``).
 One detector per module, composed by :mod:`plateau.stream.guard`:
 
 =============================  ===============================================================
-``stream.period`` / ``.run``    :mod:`~plateau.stream.period` -- exact repetition, any period;
+``stream.period`` / ``.run``    :mod:`~plateau.stream.period` -- exact repetition, any period,
+                                fired on the chunk that completes its span;
                                 :mod:`~plateau.stream.fold` -- copies equal once whitespace and
                                 padding are folded
 ``stream.self_dialogue``        :mod:`~plateau.stream.dialogue` -- chat-template turns for both sides
@@ -31,7 +32,9 @@ Cost and memory
 ---------------
 The chunk path appends the chunk to a pending block and returns a result; every
 ``config.block`` characters (64) one block is analysed with C-level passes (slices,
-``str.rfind``, ``findall``, ``Counter.update``), never a Python loop per character. Memory is
+``str.rfind``, ``findall``, ``Counter.update``), never a Python loop per character; half-way
+through each block one ``rfind`` over 26 characters probes for short units, and a fire armed
+for a later offset costs one slice comparison on the chunk that brings it. Memory is
 bounded whatever the stream's length: the tail holds about ``2 * max_period + 4096``
 characters, the normalised word text of the drift detector ``(drift_copies + 1) * max_period``,
 the line window ``line_window`` lines, the n-gram multiset ``novelty_lookback`` n-grams (plus

@@ -10,11 +10,17 @@ sentence punctuation and ``*`` deleted (operators kept) (``"(yes,"`` -> ``"yes"`
 run of whitespace one space. Case is kept: a capital marks a sentence start, and a refrain
 whose lines begin ``And ...`` / ``and ...`` is two lines, not two copies. At the end of every
 block it looks for the folded text's shortest period ending there, as the raw detector does
-for short periods (the last ``kgram`` folded characters are an anchor, its nearest earlier
-occurrences less than ``copy_unit`` folded characters back propose periods, galloping slice
-comparisons measure the run) and applies the rule for short units to the folded unit
-(:meth:`~plateau.stream.StreamGuardConfig.span_required`): a unit shorter than ``copy_unit``
-folded characters fires once the folded repetition covers ``span_floor`` characters. Only
+for short periods (the last 8 folded characters are an anchor -- a short unit shows after
+two copies --, its nearest earlier occurrences less than ``copy_unit`` folded characters back
+propose periods, galloping slice comparisons measure the run; one folded copy is no
+repetition) and applies the rule for short units: a unit shorter than ``copy_unit`` folded
+characters fires once its raw copies -- from the first copy's opening bracket, found in the
+raw tail by a pattern of the unit's tokens with any padding between them -- cover
+``span_floor`` (96) characters, a run of whitespace counted as one (spacing is not content,
+padding is: the reader sees it), and hold ``min_copies`` folded copies. A span not yet
+complete is armed at the offset where it can first be (:class:`~plateau.stream.result.Armed`)
+and confirmed on the chunk that brings it by folding the raw span once (re-armed further on
+when runs of whitespace left it short). Only
 short units with a word are judged here (a token of two letters or more): numbers and
 layout -- table cells, rows of zeros, dividers -- are left to the raw detector's structural
 rule; longer units to the raw detector (exact copies) and the drift detector (copies whose
@@ -22,8 +28,7 @@ spacing, case or words drift), because folding whitespace also folds indentation
 indented tree or a call whose arguments are all ``None`` repeats its folded lines
 legitimately.
 
-The fire names one raw copy of the unit: the last copies are found in the raw tail by a
-pattern of the unit's characters with any padding between them.
+The fire names one raw copy of the unit: the first of the chain of adjacent raw copies.
 
 Work per block, all in C: one ``encode``, one ``bytes.translate`` that deletes the padding,
 one ``split`` and one ``join``, up to four ``rfind`` over 31 bytes and, for a candidate, slice
@@ -79,8 +84,8 @@ class FoldDetector:
     >>> chant = "".join(["(on my way) ", "[on my way,]  ", "on my way!\\n", "on my way; "] * 12)
     >>> guard = StreamGuard()
     >>> res = [guard.feed(c) for c in ["Sure thing. "] + list(chant)]
-    >>> res[-1].reason, res[-1].fired_at_chunk
-    ('stream.period', 116)
+    >>> res[-1].reason, res[-1].fired_at_chunk  # the 97th character of the chant: 96 of content
+    ('stream.period', 98)
     """
 
     def __init__(self, config: StreamGuardConfig) -> None:

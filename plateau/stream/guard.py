@@ -10,6 +10,14 @@ then :mod:`~plateau.stream.period`, :mod:`~plateau.stream.fold`, :mod:`~plateau.
 sentences also feed :class:`~plateau.stream.semantic.SemanticRecurrence`, which steers alone and
 fires only with textual corroboration, and corroborates the passages that
 :mod:`~plateau.stream.recheck` finds quoted again and again (``stream.recheck``).
+
+Between blocks the guard keeps the fires the period and fold detectors *armed*
+(:class:`~plateau.stream.result.Armed`: a repetition whose span will complete before the next
+block, at most 16, the earliest due kept) and confirms each on the chunk that brings its last
+character; half-way through every block it probes for units of ``copy_unit`` to
+:attr:`~plateau.stream.period.PeriodDetector.probe_period` characters, whose fourth copy can
+complete before the block that first sees them ends. Events are taken in offset order (armed
+fires, the probe, the block), so a fire depends only on the text.
 """
 
 from __future__ import annotations
@@ -79,17 +87,22 @@ class StreamGuard:
     Notes
     -----
     The verdict depends only on the text, not on how it was chunked: the detectors see blocks
-    aligned on multiples of ``config.block`` characters from the stream's start, and a fire is
-    reported on the chunk that completes the block in which its evidence was complete. Work per
-    chunk is one string concatenation and a result; per block, a few C-level passes.
+    aligned on multiples of ``config.block`` characters from the stream's start (and the
+    period detector probes half-way through each block for units of 16-26 characters). A
+    repetition whose span will be complete before the next block is analysed is *armed*
+    (:class:`~plateau.stream.result.Armed`) and fires on the chunk that brings the character
+    completing it; other fires are reported on the chunk that completes the block in which their
+    evidence was complete. Either way the fire lands on the chunk holding the same character
+    whatever the chunking. Work per chunk is one string concatenation and a result (and, when
+    an armed fire falls due, one slice comparison); per block, a few C-level passes.
 
     Examples
     --------
     >>> guard = StreamGuard("reasoning")
     >>> chunks = ["Let me think. "] + ["the "] * 60
     >>> res = [guard.feed(c) for c in chunks]
-    >>> res[-1].fired, res[-1].reason, repr(res[-1].unit), res[-1].fired_at_chunk
-    (True, 'stream.period', "'the '", 29)
+    >>> res[-1].fired, res[-1].reason, repr(res[-1].unit), res[-1].fired_at_chunk  # 96 characters from offset 13
+    (True, 'stream.period', "'the '", 24)
     >>> from plateau.stream import truncate
     >>> truncate("".join(chunks), res[-1])[:22]
     'Let me think. the \\n[..'

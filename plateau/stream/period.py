@@ -20,8 +20,9 @@ comparisons. A repetition covers ``run + p`` characters, ``(run + p) / p`` copie
 it fires once that reaches :meth:`StreamGuardConfig.span_required` for the unit's primitive
 root -- a rule stated in copies of the unit, for every unit length (counted with runs of
 whitespace as one character: indentation is not content): a unit of ``copy_unit``
-(16) characters or more with a word fires by its fourth copy (its third when three copies
-hold 280 characters); a shorter unit with a word (a syllable, a word, a one-word line) once it covers
+(16) characters or more with a word fires by its fourth copy, counting from the first (issue
+23's reading rule; a line inside an open code fence -- quoted output -- needs 12); a shorter
+unit with a word (a syllable, a word, a one-word line) once it covers
 ``span_floor`` (96) characters; a run of one token with nothing between its copies (a digit,
 a letter, ``!``, an emoji) once it covers ``digit_run_floor`` (96) characters, as
 ``stream.run`` when the token is one character; layout without a word (dividers, table rules
@@ -29,8 +30,12 @@ and borders, box sides, padding, rows of ``00 `` or ``0, ``) needs 256 character
 copies. :mod:`~plateau.stream.fold` applies the same rule to copies compared after folding
 whitespace and padding.
 
-A loop of period *p* is found by the first block that ends inside it after the span is reached:
-any anchor inside a periodic span recurs *p* characters earlier. A unit longer than 320
+A loop of period *p* is found by the first block (or, for ``copy_unit`` <= p <=
+:attr:`PeriodDetector.probe_period`, half-block probe) that ends inside it once ``p + kgram``
+characters repeat: any anchor inside a periodic span recurs *p* characters earlier. When the
+span it needs is not yet complete the fire is *armed* (:class:`~plateau.stream.result.Armed`,
+due at the offset where the span completes) and confirmed by one slice comparison on the chunk
+that brings that character, so it never waits for a block boundary. A unit longer than 320
 characters with no sentence or line boundary in it (a rare shape: one 400-character line
 without a full stop) is left to the drift and novelty detectors.
 
@@ -96,7 +101,7 @@ class PeriodDetector:
     >>> guard = StreamGuard()
     >>> res = [guard.feed(c) for c in ["Thinking. "] + ["ny"] * 200]
     >>> res[-1].reason, res[-1].unit, res[-1].fired_at_chunk
-    ('stream.period', 'ny', 59)
+    ('stream.period', 'ny', 48)
     """
 
     def __init__(self, config: StreamGuardConfig) -> None:

@@ -133,7 +133,7 @@ class DialogueDetector:
             or "INST]" in seg
             or "###" in seg
             or (":" in seg and any(w in seg for w in _PLAIN))
-            or ("\n" in seg and _BARE.search(seg) is not None)
+            or (("\nuser" in seg or "\nassistant" in seg or "\nhuman" in seg or "\nmodel" in seg) and _BARE.search(seg) is not None)
         ):
             return fire
         for m in _MARKER.finditer(s, start):

@@ -78,6 +78,8 @@ def main() -> int:
     seen: set[str] = set()
     fed = chars = 0
     reasons: Counter[str] = Counter()
+    roles: Counter[str] = Counter()
+    fired_roles: Counter[str] = Counter()
     fires = []
     for source, role, text in messages(args.root):
         if role == "system" or len(text) < 64 or text in seen:
@@ -85,18 +87,30 @@ def main() -> int:
         seen.add(text)
         text = text[: args.max_chars]
         fed += 1
+        roles[role] += 1
         chars += len(text)
         guard = StreamGuard("content")
         for c in chunks(text, len(seen)):
             res = guard.feed(c)
             if res.fired:
                 reasons[str(res.reason)] += 1
+                fired_roles[role] += 1
                 fires.append({"source": source, "role": role, "chars": res.chars, "reason": res.reason, "unit": (res.unit or "")[:120]})
                 break
     if args.json:
-        print(json.dumps({"messages": fed, "chars": chars, "fires": fires, "reasons": dict(reasons)}, indent=2))
+        out = {
+            "messages": fed,
+            "chars": chars,
+            "roles": dict(roles),
+            "fired_roles": dict(fired_roles),
+            "reasons": dict(reasons),
+            "fires": fires,
+        }
+        print(json.dumps(out, indent=2))
         return 0
     print(f"messages fed: {fed:,} ({chars:,} characters); fires: {len(fires)}")
+    for role, n in roles.most_common():
+        print(f"  {role}: {n:,} messages, {fired_roles[role]} fired")
     for reason, n in reasons.most_common():
         print(f"  {reason}: {n}")
     for f in fires:

@@ -262,7 +262,9 @@ def test_labelled_exchanges_that_are_not_a_self_dialogue_stay_quiet() -> None:
 def test_instruction_templates_and_bare_role_lines_fire_in_the_third_pair() -> None:
     """'### Instruction:' / '### Response:' and lines holding only 'user' / 'assistant': fire on
     the block holding the third pair's last marker."""
-    alpaca = "Here it is.\n" + "".join(f"### Instruction:\n{q}\n\n### Response:\n{a}\n\n" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True))
+    alpaca = "Here it is.\n" + "".join(
+        f"### Instruction:\n{q}\n\n### Response:\n{a}\n\n" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True)
+    )
     third = [i for i in range(len(alpaca)) if alpaca.startswith("### Response:", i)][2]
     res = assert_fires_at_block(seeded(alpaca, 140), third + len("### Response:") - 1)
     assert res.reason == "stream.self_dialogue" and res.loop_start == alpaca.index("### Instruction:") - 1

@@ -58,9 +58,8 @@ _MARKER = re.compile(
     r"|(?P<z><\|im_end\|>|<\|eot_id\|>|<end_of_turn>|<\|end\|>|</s>)",
 )
 #: A line-initial speaker label (one or two capitalised words, a colon, a space and the turn's text).
-_LABEL = re.compile(r"\n[ \t]*([A-Z][A-Za-z]{0,15}(?:[ ][A-Z][A-Za-z]{0,15})?)[ \t]*:[ \t]+(?=\S)")
+_LABEL = re.compile(r"\n([A-Z][A-Za-z]{0,15}(?:[ ][A-Z][A-Za-z]{0,15})?)[ \t]*:[ \t]+(?=\S)")
 #: What a block must hold for the template-marker expression to run (with "<", "INST]", "###").
-_PLAIN = ("User", "Assistant", "Human", "AI", "Bot", "USER", "ASSISTANT")
 _BARE = re.compile(r"\n(?:user|assistant|human|model)[ \t]*\n")
 #: Speaker names that are chat roles: alternating labels of two of these are turns of a chat.
 _ROLE_NAMES = frozenset({"user", "assistant", "human", "ai", "bot", "system", "model", "ai assistant", "me", "you", "customer", "agent"})
@@ -126,13 +125,14 @@ class DialogueDetector:
         start = max(0, b.nlo - _OVERLAP)
         seg = s[start:]
         fire: Fire | None = None
-        if ": " in seg and "\n" in seg:
+        labelled = ": " in seg and (_LABEL.search(s, max(0, start - 1)) is not None or b.near0 == 0)
+        if labelled:
             fire = self._labels(b, s, start)
         if not (
             "<" in seg
             or "INST]" in seg
             or "###" in seg
-            or (":" in seg and any(w in seg for w in _PLAIN))
+            or labelled  # User: / Assistant: lines are labels too
             or (("\nuser" in seg or "\nassistant" in seg or "\nhuman" in seg or "\nmodel" in seg) and _BARE.search(seg) is not None)
         ):
             return fire

@@ -144,9 +144,8 @@ class StreamGuard:
         self._size = cfg.block
         self._half = cfg.block // 2
         self._unit = cfg.copy_unit
-        self._probe_reach = max(0, cfg.kgram + self._period.probe_period - cfg.block // 2)  # near characters the anchor test reads
+        self._probe_reach = max(1, cfg.kgram + self._period.probe_period - cfg.block // 2)  # near characters the anchor test reads
         self._pp = self._period.probe_period
-        self._ntail = ""  # the last _probe_reach characters of the analysed text
         self._fold = FoldDetector(cfg)
         self._lines = LineDetector(cfg, track_totals=self.context.requested)
         self._novelty = NoveltyDetector(cfg)
@@ -235,7 +234,7 @@ class StreamGuard:
             if self._due >= chars and chars < end and self._probed < mid:
                 self._probed = mid
                 # The probe's common case inline: the anchor does not recur 16-26 characters back.
-                s = self._ntail + buf[: self._half]
+                s = self._tail.near[-self._probe_reach :] + buf[: self._half]
                 j = len(s) - self._k
                 pp = self._pp
                 fire = None if j < pp or s.rfind(s[j:], j - pp, j - self._unit + self._k) < 0 else self._probe(buf[: self._half])
@@ -404,8 +403,6 @@ class StreamGuard:
         """Run every detector over one block; the earliest fire the request does not excuse."""
         tail = self._tail
         tail.push(piece)
-        near = tail.near
-        self._ntail = near[len(near) - self._probe_reach :] if len(near) > self._probe_reach else near
         block = self._splitter.block(tail, piece)
         fire: Fire | None = None
         for detector in self._detectors:

@@ -88,6 +88,37 @@ def test_a_sentence_of_20_to_40_characters_fires_by_its_fourth_copy() -> None:
         assert first_fire(feed(seeded(quiet, 200 + seed))) is None
 
 
+def test_every_unit_of_16_to_34_characters_fires_on_the_chunk_completing_its_fourth_copy() -> None:
+    """Units of 16-34 characters (the 16-26 ones are found by the half-block probe) in seeded
+    chunks of 1-12 characters: the fire is on the chunk holding the 4th copy's last character,
+    never on the chunk before, wherever the loop starts relative to the blocks."""
+    rng = random.Random(7)
+    for trial in range(60):
+        p = 16 + trial % 19
+        unit = ""
+        while len(unit) < p - 1:
+            unit += rng.choice(_WORDS) + " "
+        unit = unit[: p - 2] + ". "
+        head = " ".join(rng.sample(_WORDS, rng.randint(5, 60))) + ". "
+        text = head + unit * 10
+        begin = len(head)
+        while begin > 0 and text[begin - 1] == text[begin - 1 + p]:  # the run may reach back over a shared suffix
+            begin -= 1
+        res = assert_fires_at(seeded(text, 300 + trial, 1, 12), begin + 4 * p - 1)
+        assert res.reason == "stream.period" and res.period == p
+
+
+def test_a_list_cycle_fires_on_its_fourth_round() -> None:
+    """A numbered plan written out again and again (a list cycle, 3 lines): the chunk that completes
+    the 4th round fires; three rounds and a different ending stay quiet."""
+    plan = "1. Read the failing test.\n2. Patch the parser.\n3. Run the suite again.\n"
+    text = ANSWER + plan * 8
+    res = assert_fires_at(seeded(text, 160), len(ANSWER) - 1 + 4 * len(plan) - 1)  # the answer's final newline starts the run
+    assert res.reason == "stream.period" and res.unit == plan
+    quiet = ANSWER + plan * 3 + "All green now; the parser keeps quoted commas.\n"
+    assert first_fire(feed(seeded(quiet, 161))) is None
+
+
 def test_a_short_line_fires_once_it_covers_the_span_floor() -> None:
     """A line shorter than 16 characters ('Done.') repeated fires when the copies cover 96 characters."""
     unit = "Done.\n"

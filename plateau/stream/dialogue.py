@@ -7,8 +7,9 @@ of the last (DialoGPT and TinyLlama self-dialogues, ChatML ``<|im_start|>user`` 
 text with one regular expression -- the template markers ``<|im_start|>ROLE``,
 ``<|start_header_id|>ROLE<|end_header_id|>``, ``<start_of_turn>ROLE``, ``<|ROLE|>``,
 ``[INST]`` / ``[/INST]``, ``### Instruction:`` / ``### Response:`` and a line holding only
-``user`` or ``assistant``; and line-initial speaker labels ``Name:`` (one or two capitalised
-words, ``User:``, ``AI Assistant:``, ``Bob:``) -- and counts the self-dialogue per *cycle*:
+``user`` or ``assistant``; and speaker labels ``Name:`` starting a line, unindented (one or
+two capitalised words, ``User:``, ``AI Assistant:``, ``Bob:``; a colon, a space and the turn's
+text) -- and counts the self-dialogue per *cycle*:
 the shortest repeating sequence of roles (``user`` then ``assistant``), each cycle one turn
 pair. It fires
 

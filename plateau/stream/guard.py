@@ -233,11 +233,13 @@ class StreamGuard:
             mid = end - self._half
             if self._due >= chars and chars < end and self._probed < mid:
                 self._probed = mid
-                # The probe's common case inline: the anchor does not recur 16-26 characters back.
-                s = self._tail.near[-self._probe_reach :] + buf[: self._half]
-                j = len(s) - self._k
-                pp = self._pp
-                fire = None if j < pp or s.rfind(s[j:], j - pp, j - self._unit + self._k) < 0 else self._probe(buf[: self._half])
+                # The probe's common case inline. A run it could find (period p of copy_unit to
+                # probe_period, the anchor p characters back) covers the whole half block, so the
+                # half block's last half - probe_period characters recur p characters earlier
+                # inside it: when they do not, there is nothing to probe.
+                pp, half = self._pp, self._half
+                quiet = 0 < pp < half and buf.find(buf[pp:half], 0, half - self._unit) < 0
+                fire = None if quiet else self._probe(buf[:half])
             elif self._due >= end and end <= chars < end + self._half and self._probed >= mid:
                 fire = self._analyse(buf[:size])
                 buf = buf[size:]

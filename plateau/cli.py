@@ -367,6 +367,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 page = RunsPage(engine, auth, args.ui_host, args.ui_port, certfile=args.tls_cert, keyfile=args.tls_key).start()
             except OSError as exc:
                 raise ValueError(f"--ui-port: cannot serve the runs page on {args.ui_host}:{args.ui_port}: {exc.strerror or exc}") from None
+            if auth is None and args.ui_host not in ("127.0.0.1", "localhost", "::1"):
+                log.warning("no --tokens-file: the runs page shows every run to anyone who can reach %s", page.url)
             if json_logs:
                 log.info("runs page on %s", page.url, extra={"ui": page.url})
             else:

@@ -25,7 +25,9 @@ with TLS (it uses the server's ``--tls-cert``/``--tls-key`` when given). Pages a
 that allows no script.
 
 Bounds: the timeline is drawn for at most :data:`PLOT_STEPS` steps (the first ones; the table
-lists every step), one picture at a time, and the last :data:`CACHED_PLOTS` pictures are kept.
+lists every step), one picture at a time, and the last :data:`CACHED_PLOTS` pictures are kept;
+at most :data:`MAX_CONNECTIONS` connections are served at once, each closed after
+:data:`IDLE_SECONDS` of silence.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from plateau.errors import InvalidArgument, PlateauError, RunNotFound, StoreUnavailable
 
-__all__ = ["CACHED_PLOTS", "PLOT_STEPS", "RunsPage"]
+__all__ = ["CACHED_PLOTS", "IDLE_SECONDS", "MAX_CONNECTIONS", "PLOT_STEPS", "RunsPage"]
 
 log = logging.getLogger("plateau.ui")
 
@@ -53,6 +55,10 @@ log = logging.getLogger("plateau.ui")
 PLOT_STEPS = 2000
 #: Pictures kept, by tenant, run, steps and last change (a run that moves on is drawn again).
 CACHED_PLOTS = 16
+#: Connections served at once (a thread each); more are closed at once.
+MAX_CONNECTIONS = 32
+#: Seconds a connection may stay silent before it is closed.
+IDLE_SECONDS = 30.0
 
 _ACTION_COLORS = {"continue": "#3a9d5d", "steer": "#f0a030", "trip": "#d62728"}
 
@@ -146,7 +152,7 @@ class RunsPage:
         class Handler(_Handler):
             owner = page
 
-        server_class = _DualStackServer if ":" in self.host else ThreadingHTTPServer
+        server_class = _DualStackServer if ":" in self.host else _BoundedServer
         httpd = server_class((self.host, self.port), Handler)
         httpd.daemon_threads = True
         if self.certfile:
@@ -214,7 +220,27 @@ class RunsPage:
         return data
 
 
-class _DualStackServer(ThreadingHTTPServer):
+class _BoundedServer(ThreadingHTTPServer):
+    """A thread per connection, at most :data:`MAX_CONNECTIONS` at once (more are closed at once)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
+class _DualStackServer(_BoundedServer):
     """The server for an IPv6 address."""
 
     address_family = socket.AF_INET6
@@ -224,6 +250,7 @@ class _Handler(BaseHTTPRequestHandler):
     owner: RunsPage
     server_version = "plateau-ui"
     sys_version = ""
+    timeout = IDLE_SECONDS  # a connection that sends nothing for this long is closed
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         log.debug("%s %s", self.address_string(), format % args, extra={"path": urlsplit(self.path).path})

@@ -26,6 +26,7 @@ from plateau.client import Client
 from plateau.replay import load_runs, replay_run
 
 from .conftest import EXAMPLES
+from .test_auth import certs  # noqa: F401 - the fixture (a test CA and certificates)
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN_A = "tok-a-0123456789abcdef"
@@ -243,3 +244,58 @@ def test_the_page_renders_in_headless_chromium(served: Served, tmp_path: Path) -
     assert len(colours) > 50  # not blank
     near = lambda want: any(sum(abs(a - b) for a, b in zip(c, want, strict=True)) < 30 for c in colours)  # noqa: E731
     assert near((0x3A, 0x9D, 0x5D)) and near((0xF0, 0xA0, 0x30)) and near((0xD6, 0x27, 0x28))  # continue, steer, trip
+
+
+def test_runs_show_and_the_page_over_tls_with_tokens(certs: Path) -> None:  # noqa: F811 - the imported fixture
+    """Against a TLS server with tokens: runs and show with --tls-ca and --token; the page serves HTTPS with the
+    server's certificate (a client trusting the CA reads it; plain HTTP gets no page)."""
+    import ssl
+
+    from plateau.auth import ServerTls, TokenTable
+    from plateau.cli import ServerThread
+    from plateau.embed import HashingEmbedder
+    from plateau.engine import Engine
+    from plateau.ui import RunsPage
+
+    engine = Engine(embedder=HashingEmbedder())
+    auth = TokenTable([("alpha", TOKEN_A)])
+    tls = ServerTls.from_files(certs / "server.pem", certs / "server.key")
+    with ServerThread(engine, tls=tls, auth=auth) as server, RunsPage(
+        engine, auth, certfile=str(certs / "server.pem"), keyfile=str(certs / "server.key")
+    ) as page:
+        target = f"localhost:{server.port}"
+        from plateau.auth import ClientTls
+
+        with Client.remote(target, token=TOKEN_A, tls=ClientTls.from_files(ca=certs / "ca.pem")) as client:
+            verdicts = [client.observe("tls-run", {"index": i, "text": "Running the tests again.", "tool": "pytest"})
+                        for i in range(6)]
+        tls_args = ("--remote", target, "--tls-ca", str(certs / "ca.pem"))
+        shown = _plateau("show", "tls-run", *tls_args, "--json", "--token", TOKEN_A, token=None)
+        assert shown.returncode == 0, shown.stderr
+        assert [s["action"] for s in json.loads(shown.stdout)["steps"]] == [v.action.value for v in verdicts]
+        listed = _plateau("runs", *tls_args, "--json")
+        assert [r["run_id"] for r in json.loads(listed.stdout)["runs"]] == ["tls-run"]
+        assert _plateau("runs", "--remote", target, "--json").returncode == 2  # plaintext to a TLS port
+        assert page.url.startswith("https://")
+        context = ssl.create_default_context(cafile=str(certs / "ca.pem"))
+        request = urllib.request.Request(f"https://localhost:{page.port}/runs/tls-run", headers={"Authorization": f"Bearer {TOKEN_A}"})
+        with urllib.request.urlopen(request, timeout=60, context=context) as response:
+            body = response.read().decode("utf-8")
+        assert response.status == 200 and body.count('<tr class="step"') == len(verdicts)
+        with pytest.raises((urllib.error.URLError, ConnectionError, OSError)):
+            urllib.request.urlopen(f"http://localhost:{page.port}/", timeout=10).read()
+
+
+def test_runs_and_show_need_neither_numpy_nor_torch(served: Served) -> None:
+    """The client side of looking at runs works on a client-only install (numpy and torch made unimportable)."""
+    code = (
+        "import sys\n"
+        "for name in ('numpy', 'torch', 'sentence_transformers', 'matplotlib'):\n"
+        "    sys.modules[name] = None\n"
+        "from plateau.cli import main\n"
+        f"sys.exit(main(['show', {_stuck(served)!r}, '--remote', {served.target!r}, '--json']))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLATEAU_")} | {"PYTHONPATH": str(ROOT), "PLATEAU_TOKEN": TOKEN_A}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["steps"]) == len(served.verdicts[_stuck(served)])

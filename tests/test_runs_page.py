@@ -299,3 +299,24 @@ def test_runs_and_show_need_neither_numpy_nor_torch(served: Served) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert len(json.loads(done.stdout)["steps"]) == len(served.verdicts[_stuck(served)])
+
+
+def test_show_after_plateau_replay_remote_lists_what_the_replay_printed() -> None:
+    """plateau replay --remote, then plateau runs and plateau show --json: the same verdict for every step."""
+    from plateau.cli import ServerThread
+    from plateau.embed import HashingEmbedder
+    from plateau.engine import Engine
+
+    with ServerThread(Engine(embedder=HashingEmbedder())) as server:
+        replayed = _plateau("replay", str(EXAMPLES / "example-stuck-failing-patch.json"), "--remote", server.target, "--jsonl",
+                            token=None)
+        assert replayed.returncode == 0, replayed.stderr
+        rows = [json.loads(line) for line in replayed.stdout.splitlines()]
+        runs = json.loads(_plateau("runs", "--remote", server.target, "--json", token=None).stdout)["runs"]
+        assert len(runs) == 1 and runs[0]["run_id"].startswith("example-stuck-failing-patch") and runs[0]["steps"] == len(rows)
+        shown = _plateau("show", runs[0]["run_id"], "--remote", server.target, "--json", token=None)
+        steps = json.loads(shown.stdout)["steps"]
+        assert [(s["step"], s["action"], s["reasons"], s["score"]) for s in steps] == [
+            (r["step"], r["action"], r["reasons"], r["score"]) for r in rows
+        ]
+        assert {"steer", "trip"} <= {s["action"] for s in steps}

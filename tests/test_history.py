@@ -239,6 +239,12 @@ def test_bad_requests_name_their_field_and_unknown_runs_are_not_found(served: tu
             with pytest.raises(grpc.RpcError) as info:
                 method(request, timeout=10)
             assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        # bytes that do not parse (a string field holding invalid UTF-8): INVALID_ARGUMENT, never INTERNAL
+        for method, raw in (("ListRuns", b"\x12\x01\xff"), ("GetRunHistory", b"\x0a\x01\xff")):
+            call = channel.unary_unary(f"/plateau.v1.Plateau/{method}", lambda b: b, lambda b: b)
+            with pytest.raises(grpc.RpcError) as info:
+                call(raw, metadata=metadata, timeout=10)
+            assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT and info.value.details().startswith("request")
         page = stub.GetRunHistory(pb.GetRunHistoryRequest(run_id="paged", page_size=1), metadata=metadata, timeout=10)
         assert len(page.steps) == 1 and page.next_page_token == "" and page.steps[0].HasField("time")
     with Client.remote(target, token=TOKEN_A) as client:

@@ -354,7 +354,7 @@ class _Handler(BaseHTTPRequestHandler):
                 f'<tr class="run" data-run="{_e(r.run_id)}"><td><a href="{_e(self._link("/runs/" + quote(r.run_id, safe=""), token))}">'
                 f"{_e(r.run_id)}</a></td><td class=\"num\">{r.steps}</td>"
                 f'<td class="action {action}">{_e(action)}</td><td>{_e(r.state.value)}</td>'
-                f"<td>{'ended ' + _when(r.ended_at) if r.ended else 'open'}</td><td>{_when(r.updated)}</td>"
+                f"<td class=\"time\">{'ended ' + _when(r.ended_at) if r.ended else 'open'}</td><td class=\"time\">{_when(r.updated)}</td>"
                 f"<td>{_e((r.context or '')[:120])}</td></tr>"
             )
         title = "Runs" + (f" of {tenant}" if tenant else "")

@@ -1,9 +1,11 @@
 """The ``plateau`` command line.
 
 - ``plateau serve [--host H] [--port P] [--model PATH] [--backend onnx|torch] [--store SPEC] [--tokens-file F]
-  [--tls-cert F --tls-key F [--tls-client-ca F]] [--metrics-port P] [--torch-threads N]
+  [--tls-cert F --tls-key F [--tls-client-ca F]] [--metrics-port P] [--ui-port P] [--torch-threads N]
   [limits…]``: the gRPC service; runs persist in SQLite by default (``--store memory`` for
-  ephemeral runs).
+  ephemeral runs); ``--ui-port`` adds the read-only runs page (:mod:`plateau.ui`).
+- ``plateau runs`` and ``plateau show RUN`` (``[--remote HOST:PORT] [--token T] [--json]``): a
+  server's runs, and one run's verdict on every step (:mod:`plateau.cli_runs`).
 - ``plateau replay PATH... [--jsonl] [--remote HOST:PORT]``: a verdict per step of recorded
   runs (labelled cases or SWE-agent ``.traj`` files), in process or against a server.
 - ``plateau demo [PATH...]``: start a server on loopback, replay runs through it over gRPC as
@@ -353,10 +355,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         metrics = Metrics()
     engine = _serve_engine(args)
+    page = None
     try:
         if metrics is not None:
             port = metrics.serve_http(args.metrics_host, args.metrics_port)
             log.info("metrics on http://%s:%d/metrics", args.metrics_host, port)
+        if args.ui_port is not None:
+            from plateau.ui import RunsPage
+
+            try:
+                page = RunsPage(engine, auth, args.ui_host, args.ui_port, certfile=args.tls_cert, keyfile=args.tls_key).start()
+            except OSError as exc:
+                raise ValueError(f"--ui-port: cannot serve the runs page on {args.ui_host}:{args.ui_port}: {exc.strerror or exc}") from None
+            if auth is None and args.ui_host not in ("127.0.0.1", "localhost", "::1"):
+                log.warning("no --tokens-file: the runs page shows every run to anyone who can reach %s", page.url)
+            if json_logs:
+                log.info("runs page on %s", page.url, extra={"ui": page.url})
+            else:
+                print(f"plateau: runs page on {page.url}" + (" (?token=TOKEN or Authorization: Bearer)" if auth else ""),
+                      file=sys.stderr, flush=True)
 
         def ready(port: int) -> None:
             mode = ("mutual TLS" if tls.client_ca else "TLS") if tls else "plaintext"
@@ -375,6 +392,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 raise ValueError(str(exc)) from None
             raise
     finally:
+        if page is not None:
+            page.stop()
         engine.close()
         if metrics is not None:
             metrics.close()
@@ -569,6 +588,14 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
     p.add_argument("--tls-client-ca", metavar="PEM", help="require client certificates signed by this CA (mutual TLS)")
     p.add_argument("--metrics-port", type=int, metavar="PORT", help="serve Prometheus metrics on this HTTP port (0 picks one)")
     p.add_argument("--metrics-host", default="127.0.0.1", help="address of the metrics endpoint (default: %(default)s)")
+    p.add_argument(
+        "--ui-port",
+        type=int,
+        metavar="PORT",
+        help="serve a read-only page of the runs (each run's verdict timeline with reasons) on this HTTP port (0 picks one); "
+        "behind the same tokens (Authorization: Bearer, or ?token= in a browser); HTTPS with --tls-cert",
+    )
+    p.add_argument("--ui-host", default="127.0.0.1", help="address of the runs page (default: %(default)s)")
     p.add_argument("--log-format", choices=("text", "json"), default="text", help="log lines as text or JSON objects")
     p.add_argument(
         "--drain-seconds",
@@ -604,9 +631,10 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
     p.add_argument("--remote", metavar="HOST:PORT", help="use a running server")
     p.set_defaults(func=cmd_guard)
 
-    from plateau import cli_eval
+    from plateau import cli_eval, cli_runs
 
     cli_eval.register(sub)
+    cli_runs.register(sub)
     return parser
 
 

@@ -45,7 +45,7 @@ from typing import Any
 from plateau.auth import ClientTls
 from plateau.errors import InvalidArgument, PlateauError, is_unavailable
 from plateau.failure import OnUnavailable, check_policy, fallback_verdict
-from plateau.types import RunInfo, Step, Verdict
+from plateau.types import RunHistory, RunInfo, RunSummary, Step, Verdict
 
 __all__ = ["Client", "service_config"]
 
@@ -131,6 +131,29 @@ def _as_step(step: Step | Mapping[str, Any], index: int | None = None) -> Step:
             raise InvalidArgument("step.index", "is required")
         return Step.from_dict(step, idx)
     raise InvalidArgument("step", f"must be a Step or a mapping, got {type(step).__name__}")
+
+
+def _check_limit(limit: object) -> int | None:
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidArgument("limit", f"must be an integer >= 1 or None, got {limit!r}")
+    return limit
+
+
+#: Page size the clients ask for (the server's most, ``plateau.engine.MAX_PAGE_SIZE``).
+_PAGE = 1000
+
+
+def _merge_history(pages: Sequence[RunHistory]) -> RunHistory:
+    """One :class:`RunHistory` from consecutive pages (the run's summary from the last page)."""
+    return RunHistory(pages[-1].run, tuple(step for page in pages for step in page.steps))
+
+
+def _history_consistent(pages: Sequence[RunHistory]) -> bool:
+    """False when the run was reset or replaced while its pages were read (start again)."""
+    first, last = pages[0].run, pages[-1].run
+    return first.created == last.created and last.steps >= sum(len(p.steps) for p in pages)
 
 
 class Client:
@@ -310,6 +333,42 @@ class Client:
         """The run's state; ``RunNotFound`` for an unknown run."""
         return self._backend.get_run(run_id)
 
+    def list_runs(self, *, limit: int | None = None) -> list[RunSummary]:
+        """This client's runs (a server's tenant sees only its own), newest first, as
+        :class:`~plateau.types.RunSummary` values; at most ``limit`` (an int >= 1; None for all,
+        read a page of 1,000 at a time). See :meth:`plateau.engine.Engine.list_runs`.
+
+        Raises ``InvalidArgument`` naming ``limit``, and the errors of the connection.
+        """
+        limit = _check_limit(limit)
+        out: list[RunSummary] = []
+        token = ""
+        while True:
+            size = _PAGE if limit is None else min(_PAGE, limit - len(out))
+            runs, token = self._backend.list_runs(size, token)
+            out.extend(runs)
+            if not token or (limit is not None and len(out) >= limit):
+                return out if limit is None else out[:limit]
+
+    def run_history(self, run_id: str) -> RunHistory:
+        """Every step the run accepted, in order: its verdict (action, state, score, reasons,
+        signals, message) and the time it was accepted, with the run's summary
+        (:class:`~plateau.types.RunHistory`; read a page of 1,000 steps at a time).
+
+        Raises ``RunNotFound`` for an unknown run, ``InvalidArgument`` for a malformed run id.
+        """
+        for _ in range(3):
+            pages: list[RunHistory] = []
+            token = ""
+            while True:
+                history, token = self._backend.run_history(run_id, _PAGE, token)
+                pages.append(history)
+                if not token:
+                    break
+            if _history_consistent(pages):
+                break
+        return _merge_history(pages)
+
     def reset_run(self, run_id: str) -> RunInfo:
         """Forget the run's steps and calibration; ``RunNotFound`` for an unknown run."""
         return self._backend.reset_run(run_id)
@@ -376,6 +435,12 @@ class _Local:
 
     def get_run(self, run_id: str) -> RunInfo:
         return self.engine.get_run(run_id, tenant=self.tenant)  # type: ignore[no-any-return]
+
+    def list_runs(self, page_size: int, token: str) -> tuple[list[RunSummary], str]:
+        return self.engine.list_runs(tenant=self.tenant, page_size=page_size, page_token=token)  # type: ignore[no-any-return]
+
+    def run_history(self, run_id: str, page_size: int, token: str) -> tuple[RunHistory, str]:
+        return self.engine.run_history(run_id, tenant=self.tenant, page_size=page_size, page_token=token)  # type: ignore[no-any-return]
 
     def reset_run(self, run_id: str) -> RunInfo:
         return self.engine.reset_run(run_id, tenant=self.tenant)  # type: ignore[no-any-return]
@@ -514,6 +579,27 @@ class _Remote:
         from plateau.v1 import plateau_pb2 as pb
 
         return self._run_call(self._stub.ResetRun, pb.ResetRunRequest(run_id=run_id))
+
+    def list_runs(self, page_size: int, token: str) -> tuple[list[RunSummary], str]:
+        from plateau import convert
+        from plateau.v1 import plateau_pb2 as pb
+
+        try:
+            request = pb.ListRunsRequest(page_size=page_size, page_token=token)
+            msg = self._stub.ListRuns(request, timeout=self._timeout, metadata=self._metadata)
+        except self._grpc.RpcError as exc:
+            raise self._error(exc) from None
+        return [convert.run_summary_from_pb(r) for r in msg.runs], msg.next_page_token
+
+    def run_history(self, run_id: str, page_size: int, token: str) -> tuple[RunHistory, str]:
+        from plateau import convert
+        from plateau.v1 import plateau_pb2 as pb
+
+        request = pb.GetRunHistoryRequest(run_id=run_id, page_size=page_size, page_token=token)
+        try:
+            return convert.run_history_from_pb(self._stub.GetRunHistory(request, timeout=self._timeout, metadata=self._metadata))
+        except self._grpc.RpcError as exc:
+            raise self._error(exc) from None
 
     def end_run(self, run_id: str) -> RunInfo:
         from plateau.v1 import plateau_pb2 as pb

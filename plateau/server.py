@@ -494,6 +494,35 @@ class PlateauService:
     async def DeleteRun(self, request: Any, context: grpc.aio.ServicerContext) -> pb.RunInfo:
         return await self._run_call("DeleteRun", request, context, self.engine.delete_run)
 
+    async def ListRuns(self, request: Any, context: grpc.aio.ServicerContext) -> pb.ListRunsResponse:
+        async def work(fields: dict[str, Any]) -> pb.ListRunsResponse:
+            tenant = self._tenant(context)
+            self._check(request)
+            left = self._deadline_left(context)
+            fields["tenant"] = tenant
+            runs, token = await self._admitted(
+                self.engine.list_runs, tenant=tenant, page_size=request.page_size, page_token=request.page_token, deadline_left=left
+            )
+            fields["runs"] = len(runs)
+            return pb.ListRunsResponse(runs=[convert.run_summary_to_pb(r) for r in runs], next_page_token=token)
+
+        return await self._call("ListRuns", context, work)  # type: ignore[no-any-return]
+
+    async def GetRunHistory(self, request: Any, context: grpc.aio.ServicerContext) -> pb.RunHistory:
+        async def work(fields: dict[str, Any]) -> pb.RunHistory:
+            tenant = self._tenant(context)
+            self._check(request)
+            left = self._deadline_left(context)
+            fields.update(tenant=tenant, run_id=request.run_id[:256])
+            history, token = await self._admitted(
+                self.engine.run_history, request.run_id, tenant=tenant, page_size=request.page_size, page_token=request.page_token,
+                deadline_left=left,
+            )
+            fields["steps"] = len(history.steps)
+            return convert.run_history_to_pb(history, token)
+
+        return await self._call("GetRunHistory", context, work)  # type: ignore[no-any-return]
+
     async def GuardStream(self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> None:
         from plateau.guard import ChannelGuards
 
@@ -535,6 +564,10 @@ class PlateauService:
             "DeleteRun": unary(self.DeleteRun, _lenient(pb.DeleteRunRequest.FromString), pb.RunInfo.SerializeToString),
             "GuardStream": stream(self.GuardStream, _lenient(pb.GuardRequest.FromString), pb.GuardVerdict.SerializeToString),
             "Check": unary(self.Check, _lenient(pb.CheckRequest.FromString), pb.Verdict.SerializeToString),
+            "ListRuns": unary(self.ListRuns, _lenient(pb.ListRunsRequest.FromString), pb.ListRunsResponse.SerializeToString),
+            "GetRunHistory": unary(
+                self.GetRunHistory, _lenient(pb.GetRunHistoryRequest.FromString), pb.RunHistory.SerializeToString
+            ),
         }
         return grpc.method_handlers_generic_handler(SERVICE_NAME, table)
 

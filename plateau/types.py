@@ -20,8 +20,11 @@ from plateau.errors import InvalidArgument
 __all__ = [
     "Action",
     "BreakerState",
+    "HistoryStep",
     "Progress",
+    "RunHistory",
     "RunInfo",
+    "RunSummary",
     "Step",
     "ToolStatus",
     "MAX_ARGS_DEPTH",
@@ -440,3 +443,82 @@ class RunInfo:
     last_verdict: Verdict | None = None
     baseline_center: float | None = None
     baseline_scale: float | None = None
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One run in a list (``list_runs``): its state after its last step, without the steps.
+
+    Attributes
+    ----------
+    run_id, context, ended
+        As in :class:`RunInfo`.
+    state
+        :class:`BreakerState` after the last step (``calibrating`` before the first one).
+    steps
+        Number of steps observed.
+    created, updated
+        Unix seconds: when the run started, and its last accepted step or change.
+    ended_at
+        Unix seconds when the run was ended; ``None`` while it is open.
+    last_action, last_score
+        The last step's action and stall score; ``None`` before the first step.
+    """
+
+    run_id: str
+    state: BreakerState
+    steps: int
+    ended: bool
+    context: str | None = None
+    created: float = 0.0
+    updated: float = 0.0
+    ended_at: float | None = None
+    last_action: Action | None = None
+    last_score: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready view (enums as their string values, times as Unix seconds)."""
+        return {
+            "run_id": self.run_id,
+            "state": self.state.value,
+            "steps": self.steps,
+            "ended": self.ended,
+            "context": self.context,
+            "created": self.created,
+            "updated": self.updated,
+            "ended_at": self.ended_at,
+            "last_action": None if self.last_action is None else self.last_action.value,
+            "last_score": self.last_score,
+        }
+
+
+@dataclass(frozen=True)
+class HistoryStep:
+    """One accepted step of a run: the :class:`Verdict` it got and when (Unix seconds; ``None``
+    for a step stored by a version of Plateau that kept no time)."""
+
+    verdict: Verdict
+    time: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """:meth:`Verdict.as_dict` without the run id, plus ``time``."""
+        out = self.verdict.as_dict()
+        del out["run_id"]
+        return {"step": out.pop("step"), "time": self.time, **out}
+
+
+@dataclass(frozen=True)
+class RunHistory:
+    """A run and every step it accepted, in index order (``run_history``)."""
+
+    run: RunSummary
+    steps: tuple[HistoryStep, ...] = ()
+
+    @property
+    def verdicts(self) -> tuple[Verdict, ...]:
+        """The verdict of every step, in order."""
+        return tuple(s.verdict for s in self.steps)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready view: ``{"run": RunSummary.as_dict(), "steps": [HistoryStep.as_dict(), ...]}``."""
+        return {"run": self.run.as_dict(), "steps": [s.as_dict() for s in self.steps]}

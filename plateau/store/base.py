@@ -13,6 +13,13 @@ Each change that the engine makes is one call, and a durable store makes each ca
 - :meth:`Store.update` — only metadata changed (ended, context, timestamps);
 - :meth:`Store.delete` — the run is forgotten (expiry).
 
+A run's *history* is its steps: each accepted step's verdict and the time it was accepted
+(``RunRecord.verdicts`` and ``RunRecord.times``), written by the same :meth:`Store.append` as
+the step itself, so the history never disagrees with the acknowledged steps. It is bounded as
+the run is (``config.max_steps_per_run`` steps; ``max_runs_per_tenant`` runs per tenant) and
+kept as long as the run (until it expires, is deleted, or is reset). :meth:`Store.summaries`
+lists a tenant's runs without decoding their learned state.
+
 Each change is all or nothing. When a change fails the store raises
 :class:`~plateau.errors.StoreUnavailable` and forgets any cached copy; when the engine fails
 while changing a record (before the store is called) it calls :meth:`Store.discard`, after
@@ -33,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["RunKey", "SingleProcessStore", "StaleRecord", "Store"]
+__all__ = ["RunKey", "SingleProcessStore", "StaleRecord", "Store", "run_summary"]
 
 #: ``(tenant, run_id)``; the tenant is ``""`` when auth is off.
 RunKey = tuple[str, str]
@@ -89,6 +96,11 @@ class Store(Protocol):
         """Every key held (a snapshot)."""
         ...
 
+    def summaries(self, tenant: str) -> list[Any]:
+        """A :class:`~plateau.types.RunSummary` of each run ``tenant`` holds, as last committed
+        (in no particular order; at most ``config.max_runs_per_tenant``)."""
+        ...
+
     def close(self) -> None:
         """Release files and connections (idempotent)."""
         ...
@@ -109,6 +121,35 @@ class Store(Protocol):
     def inflight(self, key: RunKey) -> frozenset[int]:
         """Indices of ``key`` that *other processes* announced and still judge."""
         ...
+
+
+def run_summary(
+    run_id: str,
+    *,
+    context: str | None,
+    ended: bool,
+    created: float,
+    updated: float,
+    ended_at: float | None,
+    steps: int,
+    last: Any | None,
+) -> Any:
+    """The :class:`~plateau.types.RunSummary` of a run whose last step's verdict is ``last``
+    (None before the first step: the state is ``calibrating``, as a new run's)."""
+    from plateau.types import BreakerState, RunSummary
+
+    return RunSummary(
+        run_id=run_id,
+        state=last.state if last is not None else BreakerState.CALIBRATING,
+        steps=steps,
+        ended=bool(ended),
+        context=context or None,
+        created=float(created),
+        updated=float(updated),
+        ended_at=None if ended_at is None else float(ended_at),
+        last_action=None if last is None else last.action,
+        last_score=None if last is None else float(last.score),
+    )
 
 
 class SingleProcessStore:

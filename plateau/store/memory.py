@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from plateau.store.base import RunKey, SingleProcessStore
+from plateau.store.base import RunKey, SingleProcessStore, run_summary
 
 __all__ = ["MemoryStore"]
 
@@ -139,6 +139,22 @@ class MemoryStore(SingleProcessStore):
     def keys(self) -> Iterator[RunKey]:
         """Every key held (a snapshot)."""
         return iter(list(self._records))
+
+    def summaries(self, tenant: str) -> list[Any]:
+        """The :class:`~plateau.types.RunSummary` of each of ``tenant``'s runs, read from the
+        committed copies (a step being applied meanwhile is not seen half-done)."""
+        with self._guard:
+            committed = [c for key, c in self._committed.items() if key[0] == tenant]
+        out = []
+        for c in committed:
+            f, steps = c.fields, c.lengths.get("verdicts", 0)
+            out.append(
+                run_summary(
+                    f["run_id"], context=f["context"], ended=f["ended"], created=f["created"], updated=f["updated"],
+                    ended_at=f["ended_at"], steps=steps, last=f["verdicts"][steps - 1] if steps else None,
+                )
+            )
+        return out
 
     def close(self) -> None:
         """Nothing to release."""

@@ -16,7 +16,8 @@ Layout, per run (``H`` = the first 32 hex digits of SHA-256 of ``tenant NUL run_
                               ver ("EPOCH:N", changes on every write), base (the state's base
                               document), xoff (index of the state log's first entry), fmt
                               (layout version), afmt (the learned state's ANALYSIS_FORMAT)
-    plateau:{H}:steps  list   one entry per accepted step: [fingerprint, verdict] as JSON
+    plateau:{H}:steps  list   one entry per accepted step: [fingerprint, verdict, time] as JSON
+                              (layout 1 wrote [fingerprint, verdict]: no time)
     plateau:{H}:x      list   the state log (:class:`plateau.store.codec.StateLog`)
     plateau:{H}:busy   zset   steps being judged: "INDEX:TOKEN" scored by a deadline
     plateau:tenant:T   zset   the tenant's runs (H) scored by their expiry time (for counting)
@@ -50,7 +51,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from plateau.errors import InvalidArgument, StoreUnavailable
-from plateau.store.base import RunKey, StaleRecord
+from plateau.store.base import RunKey, StaleRecord, run_summary
 from plateau.store.codec import CodecError, StateLog
 from plateau.store.sqlite import ANALYSIS_FORMAT, verdict_from_json, verdict_to_json
 
@@ -58,8 +59,11 @@ __all__ = ["RedisStore"]
 
 log = logging.getLogger("plateau.store")
 
-#: Version of the key layout, stored in every run's ``fmt`` field.
-LAYOUT_VERSION = 1
+#: Version of the key layout, stored in every run's ``fmt`` field. 2: a step entry holds the
+#: time the step was accepted. Runs of layout 1 are read (their steps have no time) and written
+#: on as layout 2; a version of Plateau that reads only layout 1 refuses a run of layout 2.
+LAYOUT_VERSION = 2
+_LAYOUTS_READ = (1, 2)
 
 _COMMIT = """
 local cur = redis.call('HGET', KEYS[1], 'ver')
@@ -256,7 +260,7 @@ class RedisStore:
         raw = reply[1]
         meta = {raw[i].decode(): raw[i + 1] for i in range(0, len(raw), 2)}
         fmt = int(meta.get("fmt", b"0"))
-        if fmt != LAYOUT_VERSION:
+        if fmt not in _LAYOUTS_READ:
             raise StoreUnavailable(f"store: run {key[1]!r} was saved in layout {fmt}; this Plateau reads layout {LAYOUT_VERSION}")
         afmt = int(meta.get("afmt", b"0"))
         if afmt != ANALYSIS_FORMAT:
@@ -267,17 +271,20 @@ class RedisStore:
         entries = reply[3]
         state = cached.state.copy() if incremental and cached is not None else StateLog()
         analysis = state.restore(meta["base"], entries, fresh=not incremental)
+        times: list[float | None]
         if incremental and cached is not None:
             fingerprints = list(cached.record.fingerprints)
             verdicts = list(cached.record.verdicts)
+            times = list(cached.record.times)
             xpos = cached.xpos + len(entries)
         else:
-            fingerprints, verdicts = [], []
+            fingerprints, verdicts, times = [], [], []
             xpos = int(meta["xoff"]) + len(entries)
         for item in reply[2]:
-            fingerprint, verdict = json.loads(item)
+            fingerprint, verdict, *at = json.loads(item)  # layout 1: no time
             fingerprints.append(fingerprint)
             verdicts.append(verdict_from_json(key[1], verdict))
+            times.append(float(at[0]) if at and at[0] is not None else None)
         steps = int(meta["steps"])
         if len(fingerprints) != steps:
             raise ValueError(f"run {key[1]!r} records {steps} steps but holds {len(fingerprints)}")
@@ -297,6 +304,7 @@ class RedisStore:
             created=float(meta["created"]),
             updated=float(meta["updated"]),
             ended_at=float(meta["ended_at"]) if meta.get("ended_at") else None,
+            times=times,
         )
         return _Cached(record, ver, xpos, state)
 
@@ -340,6 +348,38 @@ class RedisStore:
             raise self._fail(None, "listing runs", exc) from exc
         return iter(out)
 
+    def summaries(self, tenant: str) -> list[Any]:
+        """The :class:`~plateau.types.RunSummary` of each of ``tenant``'s runs: their metadata
+        and last step entry, read in one transaction (``MULTI``) after listing the tenant's runs.
+
+        Raises ``StoreUnavailable`` when Redis cannot be read.
+        """
+        try:
+            tkey = self._tenant_key(tenant)
+            self._r.zremrangebyscore(tkey, "-inf", f"({time.time()}")
+            members = [h.decode() for h in self._r.zrange(tkey, 0, -1)]
+            pipe = self._r.pipeline(transaction=True)  # MULTI: each run's metadata and last step agree
+            for h in members:
+                pipe.hmget(f"plateau:{{{h}}}:meta", "run_id", "context", "ended", "created", "updated", "ended_at", "steps", "tenant")
+                pipe.lindex(f"plateau:{{{h}}}:steps", -1)
+            replies = pipe.execute()
+        except self._redis_errors as exc:
+            raise self._fail(None, "listing runs", exc) from exc
+        out = []
+        for i in range(0, len(replies), 2):
+            (run_id, context, ended, created, updated, ended_at, steps, owner), last = replies[i], replies[i + 1]
+            if run_id is None or (owner or b"").decode() != tenant:  # expired meanwhile
+                continue
+            n = int(steps or 0)
+            verdict = verdict_from_json(run_id.decode(), json.loads(last)[1]) if n and last is not None else None
+            out.append(
+                run_summary(
+                    run_id.decode(), context=(context or b"").decode() or None, ended=ended == b"1", created=float(created or 0),
+                    updated=float(updated or 0), ended_at=float(ended_at) if ended_at else None, steps=n, last=verdict,
+                )
+            )
+        return out
+
     def expired(self, idle_before: float, ended_before: float) -> list[RunKey]:
         """None: Redis expires runs itself (see :meth:`bind`)."""
         return []
@@ -368,7 +408,9 @@ class RedisStore:
                 base, entry, full = state.snapshot(record.analysis, full=fresh)
             if mode == "append":
                 index = len(record.fingerprints) - 1
-                step_entry = json.dumps([record.fingerprints[index], verdict_to_json(record.verdicts[index])], ensure_ascii=False)
+                times = getattr(record, "times", ())
+                at = times[index] if index < len(times) else None
+                step_entry = json.dumps([record.fingerprints[index], verdict_to_json(record.verdicts[index]), at], ensure_ascii=False)
         except CodecError as exc:
             raise self._fail(key, what, exc) from exc
         ttl = self._ttl_ms(record)

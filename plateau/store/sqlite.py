@@ -9,7 +9,9 @@ Layout (``PRAGMA user_version`` = :data:`SCHEMA_VERSION`)::
 
     runs     (tenant, run_id, context, ended, created, updated, ended_at, steps,
               analysis, analysis_format)                  one row per run
-    steps    (tenant, run_id, idx, fingerprint, verdict)  one row per accepted step (verdict as JSON)
+    steps    (tenant, run_id, idx, fingerprint, verdict, at)
+                                                          one row per accepted step (verdict as JSON,
+                                                          ``at`` the Unix time it was accepted)
     statelog (tenant, run_id, seq, entry)                 the learned state's log of changes
 
 The learned state (``RunRecord.analysis``: trackers, baseline, CUSUM, breaker) is written with
@@ -19,7 +21,9 @@ large containers (term sets, histories), compacted when it outgrows them. A step
 writes its verdict, the base and what changed, not the run's whole state. Runs stored in
 another format (format 3 was pickle) are refused with ``StoreUnavailable`` naming both formats
 (end them on the old version, or let them expire). A schema version 1 file is upgraded in place
-(its ``statelog`` table is added). The file is created mode 0600 (it holds the runs' text).
+(its ``statelog`` table is added). The ``steps.at`` column was added without a version change
+(a nullable column that earlier versions neither read nor write): a file without it gains it on
+open, and its older rows have no time. The file is created mode 0600 (it holds the runs' text).
 
 Durability: ``synchronous=NORMAL`` (the default) in WAL mode makes every committed transaction
 survive the death of the process (``kill -9``, OOM): the commit has reached the operating system
@@ -52,7 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from plateau.errors import StoreUnavailable
-from plateau.store.base import RunKey, SingleProcessStore
+from plateau.store.base import RunKey, SingleProcessStore, run_summary
 from plateau.store.codec import CodecError, StateLog
 from plateau.types import Action, BreakerState, Verdict
 
@@ -93,6 +97,7 @@ CREATE TABLE IF NOT EXISTS steps (
     idx INTEGER NOT NULL,
     fingerprint TEXT NOT NULL,
     verdict TEXT NOT NULL,
+    at REAL,
     PRIMARY KEY (tenant, run_id, idx)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS statelog (
@@ -206,6 +211,8 @@ class SqliteStore(SingleProcessStore):
             if version not in (0, 1, SCHEMA_VERSION):
                 raise StoreUnavailable(f"store: {self.path} has schema version {version}; this Plateau reads version {SCHEMA_VERSION}")
             self._db.executescript(_SCHEMA)
+            if "at" not in {row[1] for row in self._db.execute("PRAGMA table_info(steps)")}:
+                self._db.execute("ALTER TABLE steps ADD COLUMN at REAL")  # files written before step times were kept
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             for tenant, n in self._db.execute("SELECT tenant, count(*) FROM runs GROUP BY tenant"):
                 self._counts[tenant] = n
@@ -340,13 +347,15 @@ class SqliteStore(SingleProcessStore):
         analysis = state.restore(blob, entries)
         fingerprints: list[str] = []
         verdicts: list[Verdict] = []
-        for idx, fingerprint, verdict in self._db.execute(
-            "SELECT idx, fingerprint, verdict FROM steps WHERE tenant=? AND run_id=? ORDER BY idx", key
+        times: list[float | None] = []
+        for idx, fingerprint, verdict, at in self._db.execute(
+            "SELECT idx, fingerprint, verdict, at FROM steps WHERE tenant=? AND run_id=? ORDER BY idx", key
         ):
             if idx != len(fingerprints):
                 raise ValueError(f"step rows of run {key[1]!r} are not contiguous at {idx}")
             fingerprints.append(fingerprint)
             verdicts.append(verdict_from_json(key[1], verdict))
+            times.append(at)
         if len(fingerprints) != steps:
             raise ValueError(f"run {key[1]!r} records {steps} steps but holds {len(fingerprints)}")
         record = RunRecord(
@@ -360,6 +369,7 @@ class SqliteStore(SingleProcessStore):
             created=created,
             updated=updated,
             ended_at=ended_at,
+            times=times,
         )
         return record, state
 
@@ -379,6 +389,29 @@ class SqliteStore(SingleProcessStore):
         """Every key held (a snapshot)."""
         with self._lock:
             return iter([(t, r) for t, r in self._db.execute("SELECT tenant, run_id FROM runs")])
+
+    def summaries(self, tenant: str) -> list[Any]:
+        """The :class:`~plateau.types.RunSummary` of each of ``tenant``'s runs, from the ``runs``
+        rows and each run's last step row (one query; the learned state is not decoded).
+
+        Raises ``StoreUnavailable`` when the file cannot be read.
+        """
+        query = (
+            "SELECT r.run_id, r.context, r.ended, r.created, r.updated, r.ended_at, r.steps, s.verdict FROM runs r "
+            "LEFT JOIN steps s ON s.tenant = r.tenant AND s.run_id = r.run_id AND s.idx = r.steps - 1 WHERE r.tenant = ?"
+        )
+        with self._lock:
+            try:
+                rows = self._db.execute(query, (tenant,)).fetchall()
+            except sqlite3.Error as exc:
+                raise self._fail(None, "listing runs", exc) from exc
+        return [
+            run_summary(
+                run_id, context=context, ended=bool(ended), created=created, updated=updated, ended_at=ended_at, steps=steps,
+                last=verdict_from_json(run_id, last) if last is not None else None,
+            )
+            for run_id, context, ended, created, updated, ended_at, steps, last in rows
+        ]
 
     def expired(self, idle_before: float, ended_before: float) -> list[RunKey]:
         """Keys of runs last active before ``idle_before`` or ended before ``ended_before``."""
@@ -432,9 +465,11 @@ class SqliteStore(SingleProcessStore):
                         )
                     if new_step and record.verdicts:
                         idx = len(record.fingerprints) - 1
+                        times = getattr(record, "times", ())
                         self._db.execute(
-                            "INSERT INTO steps (tenant, run_id, idx, fingerprint, verdict) VALUES (?,?,?,?,?)",
-                            (key[0], key[1], idx, record.fingerprints[idx], verdict_to_json(record.verdicts[idx])),
+                            "INSERT INTO steps (tenant, run_id, idx, fingerprint, verdict, at) VALUES (?,?,?,?,?,?)",
+                            (key[0], key[1], idx, record.fingerprints[idx], verdict_to_json(record.verdicts[idx]),
+                             times[idx] if idx < len(times) else None),
                         )
                     self._db.execute("COMMIT")
                 except BaseException:

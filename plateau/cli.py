@@ -4,12 +4,17 @@
   [--tls-cert F --tls-key F [--tls-client-ca F]] [--metrics-port P] [--torch-threads N]
   [limits…]``: the gRPC service; runs persist in SQLite by default (``--store memory`` for
   ephemeral runs).
-- ``plateau replay PATH... [--jsonl] [--remote HOST:PORT]``: a verdict per step of recorded
-  runs (labelled cases or SWE-agent ``.traj`` files), in process or against a server.
+- ``plateau replay PATH... [--jsonl] [--remote TARGET [--token T] [--tls-ca PEM] [--tls-cert PEM
+  --tls-key PEM]]``: a verdict per step of recorded runs (labelled cases or SWE-agent ``.traj``
+  files), in process or against a server.
 - ``plateau demo [PATH...]``: start a server on loopback, replay runs through it over gRPC as
   a remote agent would, print the verdicts, stop the server.
-- ``plateau guard PATH... [--jsonl] [--remote HOST:PORT]``: feed stream cases to the stream
+- ``plateau guard PATH... [--jsonl] [--remote TARGET ...]``: feed stream cases to the stream
   guard chunk by chunk.
+
+Every command that talks to a server takes the same connection options
+(:func:`connection_options`): ``--token`` (or ``$PLATEAU_TOKEN``), ``--tls-ca``, ``--tls-cert``
+and ``--tls-key``. A TARGET without a port uses port 50051, ``plateau serve``'s default.
 
 Logs and progress go to stderr; with ``--jsonl`` stdout carries only JSON lines. ``replay`` and
 ``demo`` show a progress bar only when stderr is a terminal, kept below their output.
@@ -29,7 +34,7 @@ from typing import Any, TextIO
 
 from plateau.errors import ModelUnavailable, PlateauError
 
-__all__ = ["UsageError", "main"]
+__all__ = ["TOKEN_ENV", "UsageError", "connection_options", "main", "remote_client"]
 
 log = logging.getLogger("plateau")
 
@@ -214,6 +219,57 @@ def _add_engine_options(p: argparse.ArgumentParser) -> None:
         help="per-tool policy: NAME=STEER:TRIP for a tool that legitimately repeats (its own bounds, STEER < TRIP), NAME=ignore "
         "for a tool never judged; comma-separated, e.g. debugger_next=6:8,job_status=ignore",
     )
+
+
+#: The environment variable ``--token`` falls back to (client side; the server reads ``PLATEAU_TOKENS``).
+TOKEN_ENV = "PLATEAU_TOKEN"
+
+
+def connection_options() -> _Parser:
+    """The options of every command that talks to a server, as an argparse parent parser.
+
+    ``--token`` (default ``$PLATEAU_TOKEN``), ``--tls-ca`` (a CA file, or ``system`` for the
+    system's roots), ``--tls-cert``/``--tls-key`` (a client certificate for mutual TLS). Any
+    ``--tls-*`` option turns TLS on. Pass it as ``parents=[connection_options()]``; build the
+    client with :func:`remote_client`.
+    """
+    parent = _Parser(add_help=False)
+    group = parent.add_argument_group("server connection (a TARGET without a port uses 50051)")
+    group.add_argument("--token", metavar="TOKEN", help=f"bearer token for a server started with --tokens-file (default: ${TOKEN_ENV})")
+    group.add_argument(
+        "--tls-ca", metavar="PEM", help="use TLS, trusting this CA for the server's certificate ('system': the system's roots)"
+    )
+    group.add_argument("--tls-cert", metavar="PEM", help="client certificate for a server that requires mutual TLS (with --tls-key)")
+    group.add_argument("--tls-key", metavar="PEM", help="the private key of --tls-cert")
+    return parent
+
+
+def _connection_given(args: argparse.Namespace) -> list[str]:
+    """The connection options given on the command line (not the environment's token)."""
+    return ["--" + n.replace("_", "-") for n in ("token", "tls_ca", "tls_cert", "tls_key") if getattr(args, n, None) is not None]
+
+
+def remote_client(args: argparse.Namespace, target: str, environ: Mapping[str, str] | None = None, **kwargs: Any) -> Any:
+    """A :meth:`Client.remote <plateau.client.Client.remote>` of ``target`` with the options of
+    :func:`connection_options` (``kwargs`` go to ``Client.remote``).
+
+    Raises
+    ------
+    InvalidArgument
+        A PEM file that cannot be read, ``--tls-cert`` without ``--tls-key`` (or the reverse),
+        a malformed target or token.
+    """
+    import os
+
+    from plateau.auth import ClientTls
+    from plateau.client import Client
+
+    token = args.token if args.token is not None else (os.environ if environ is None else environ).get(TOKEN_ENV) or None
+    tls: Any = None
+    if args.tls_ca is not None or args.tls_cert is not None or args.tls_key is not None:
+        ca = None if args.tls_ca in (None, "system") else args.tls_ca
+        tls = ClientTls.from_files(ca=ca, cert=args.tls_cert, key=args.tls_key)
+    return Client.remote(target, token=token, tls=tls, **kwargs)
 
 
 class ServerThread:
@@ -444,9 +500,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
         given = ["--" + n.replace("_", "-") for n in _ENGINE_OPTIONS if getattr(args, n) not in (None, False)]
         if given:
             raise UsageError(f"{', '.join(given)}: not allowed with --remote (the server's own settings apply; set them on plateau serve)")
+    elif _connection_given(args):
+        raise UsageError(f"{', '.join(_connection_given(args))}: only with --remote TARGET")
     runs = _load(args.paths)
     if args.remote:
-        client = Client.remote(args.remote)
+        client = remote_client(args, args.remote)
     else:
         client = Client.local(engine=_engine(args))
     with client:
@@ -470,7 +528,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_guard(args: argparse.Namespace) -> int:
     from plateau.client import Client
 
-    client = Client.remote(args.remote) if args.remote else Client(_local_guard_backend())
+    if not args.remote and _connection_given(args):
+        raise UsageError(f"{', '.join(_connection_given(args))}: only with --remote TARGET")
+    client = remote_client(args, args.remote) if args.remote else Client(_local_guard_backend())
     files: list[Path] = []
     for raw in args.paths:
         p = Path(raw)
@@ -582,13 +642,14 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
         p.add_argument("--" + name.replace("_", "-"), type=kind, metavar="N", help=f"limit: {what}")
     p.set_defaults(func=cmd_serve)
 
-    p = sub.add_parser("replay", help="print a verdict per step of recorded runs")
+    connection = connection_options()
+    p = sub.add_parser("replay", help="print a verdict per step of recorded runs", parents=[connection])
     p.add_argument("paths", nargs="+", metavar="PATH", help=(
         "case files (.json), SWE-agent trajectories (.traj), mini-swe-agent runs (.traj.json), "
         "tau-bench run lists (.json with a 'traj' per run), or folders of them"
     ))
     p.add_argument("--jsonl", action="store_true", help="one JSON object per step on stdout")
-    p.add_argument("--remote", metavar="HOST:PORT", help="send the steps to a running server")
+    p.add_argument("--remote", metavar="TARGET", help="send the steps to a running server (HOST:PORT; HOST alone: port 50051)")
     _add_engine_options(p)
     p.set_defaults(func=cmd_replay)
 
@@ -598,10 +659,10 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
     _add_engine_options(p)
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("guard", help="feed stream cases to the stream guard chunk by chunk")
+    p = sub.add_parser("guard", help="feed stream cases to the stream guard chunk by chunk", parents=[connection])
     p.add_argument("paths", nargs="+", metavar="PATH", help="stream case files or folders")
     p.add_argument("--jsonl", action="store_true", help="one JSON object per chunk on stdout")
-    p.add_argument("--remote", metavar="HOST:PORT", help="use a running server")
+    p.add_argument("--remote", metavar="TARGET", help="use a running server (HOST:PORT; HOST alone: port 50051)")
     p.set_defaults(func=cmd_guard)
 
     from plateau import cli_eval

@@ -30,7 +30,8 @@ Only the client side of Plateau is imported here (``grpcio`` and ``protobuf`` fo
 the standard library for HTTP), so an agent machine needs ``pip install plateau-breaker`` only;
 ``--local`` (no server) needs the engine extra.
 
-Run it with ``python -m plateau.harness --remote HOST:PORT [PATH...]``; ``--help`` lists the
+Run it with ``plateau-agent --remote HOST:PORT [PATH...]`` (the console script the package
+installs; ``python -m plateau.harness`` is the same); ``--help`` lists the
 options. Exit status: 0 on success, 1 when ``--check`` finds a labelled run or stream whose
 outcome contradicts its label, 2 for bad input, 4 when the server is not healthy in time.
 """
@@ -301,8 +302,10 @@ def wait_healthy(target: str, timeout: float, *, interval: float = 0.5) -> bool:
     """
     import grpc
 
+    from plateau.client import with_port
+
     deadline = time.monotonic() + timeout
-    with grpc.insecure_channel(target) as channel:
+    with grpc.insecure_channel(with_port(target)) as channel:
         try:
             from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -661,18 +664,18 @@ def live_run(
 
 # -------------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``python -m plateau.harness``."""
+    """The argument parser of ``plateau-agent`` (``python -m plateau.harness``)."""
+    from plateau.cli import connection_options
+
     p = argparse.ArgumentParser(
-        prog="python -m plateau.harness",
+        prog="plateau-agent",
         description="The demo agent: plays recorded runs and streams (or drives a live model) and asks Plateau after every step.",
+        parents=[connection_options()],
     )
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="case files, stream cases, SWE-agent .traj files or folders (default: the repository's examples/ and demo/)")
-    p.add_argument("--remote", metavar="HOST:PORT", help="the Plateau server (default: an in-process engine with the real model)")
-    p.add_argument("--token", default=None, metavar="TOKEN",
-                   help="bearer token for a server started with --tokens-file (default: $PLATEAU_TOKEN)")
-    p.add_argument("--tls-ca", default=None, metavar="PEM",
-                   help="use TLS, trusting this CA for the server's certificate ('system' for the system's roots)")
+    p.add_argument("--remote", metavar="TARGET",
+                   help="the Plateau server, HOST:PORT (HOST alone: port 50051; default: an in-process engine with the real model)")
     p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                    help="first wait up to SECONDS for the server's gRPC health check to report SERVING")
     p.add_argument("--wait-only", action="store_true", help="only wait for the health check (exit 0 when serving, 4 if not)")
@@ -708,10 +711,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
     try:
         if args.remote:
-            from plateau.auth import ClientTls
+            from plateau.cli import remote_client
 
-            tls = None if args.tls_ca is None else True if args.tls_ca == "system" else ClientTls.from_files(ca=args.tls_ca)
-            client = Client.remote(args.remote, token=args.token or os.environ.get("PLATEAU_TOKEN") or None, tls=tls)
+            client = remote_client(args, args.remote)
             target = args.remote
         else:
             client = Client.local()

@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 PATHS  ?= examples
 TORCH  := torch==2.13.0
 
-.PHONY: demo test install lint proto docs netns-demo
+.PHONY: demo test install lint proto docs netns-demo dist
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check plateau tests scripts
 	$(VENV)/bin/mypy plateau
+
+## The wheel and the sdist under dist/ (python -m build; a release workflow publishes them on a tag).
+dist: $(STAMP)
+	rm -rf dist
+	$(PY) -m build --outdir dist .
 
 proto: $(STAMP)
 	$(PY) scripts/gen_proto.py

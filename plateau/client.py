@@ -47,7 +47,7 @@ from plateau.errors import InvalidArgument, PlateauError, is_unavailable
 from plateau.failure import OnUnavailable, check_policy, fallback_verdict
 from plateau.types import RunInfo, Step, Verdict
 
-__all__ = ["Client", "service_config"]
+__all__ = ["DEFAULT_PORT", "ENGINE_INSTALL", "Client", "engine_extra_missing", "service_config", "with_port"]
 
 #: The gRPC service whose methods the retry policy covers.
 _SERVICE = "plateau.v1.Plateau"
@@ -181,6 +181,24 @@ def _as_step(step: Step | Mapping[str, Any], index: int | None = None) -> Step:
     raise InvalidArgument("step", f"must be a Step or a mapping, got {type(step).__name__}")
 
 
+#: The pip command that installs the engine next to the client (torch pinned to its CPU build).
+ENGINE_INSTALL = 'pip install "torch==2.13.0" "plateau-breaker[engine]"'
+
+
+def engine_extra_missing(exc: ModuleNotFoundError, what: str) -> ModuleNotFoundError:
+    """``exc`` (a module of the engine missing) as an error naming the extra to install.
+
+    The result is a :class:`ModuleNotFoundError` with the same ``name``, whose message says that
+    ``what`` runs the engine in process, which module is missing, :data:`ENGINE_INSTALL`, and
+    that a client-only install talks to a server with ``Client.remote``.
+    """
+    return ModuleNotFoundError(
+        f"{what} runs the engine in process and needs the 'engine' extra (module {exc.name!r} is missing): "
+        f"{ENGINE_INSTALL}; a client-only install talks to a server with Client.remote(TARGET)",
+        name=exc.name,
+    )
+
+
 class Client:
     """A Plateau client. Build it with :meth:`local` or :meth:`remote`.
 
@@ -227,8 +245,14 @@ class Client:
         ------
         InvalidArgument
             ``backend`` is not a backend's name (the message starts with ``backend``).
+        ModuleNotFoundError
+            In a client-only install: the message names the ``engine`` extra and its pip command
+            (:func:`engine_extra_missing`).
         """
-        from plateau.engine import Engine
+        try:
+            from plateau.engine import Engine
+        except ModuleNotFoundError as exc:
+            raise engine_extra_missing(exc, "Client.local()") from exc
 
         if backend is not None:
             from plateau.embed import check_backend

@@ -27,8 +27,8 @@ conservative: an agent re-sends its growing transcript every turn, so the real s
 stopping a run early is larger.
 
 Only the client side of Plateau is imported here (``grpcio`` and ``protobuf`` for ``--remote``,
-the standard library for HTTP), so an agent machine needs ``pip install plateau-breaker`` only;
-``--local`` (no server) needs the engine extra.
+the standard library for HTTP), so an agent machine needs only the client install (the wheel
+``make dist`` builds, without extras); without ``--remote`` (no server) it needs the engine extra.
 
 Run it with ``plateau-agent --remote HOST:PORT [PATH...]`` (the console script the package
 installs; ``python -m plateau.harness`` is the same); ``--help`` lists the

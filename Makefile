@@ -10,15 +10,20 @@ TORCH  := torch==2.13.0
 .PHONY: demo test install lint proto docs netns-demo dist
 
 $(STAMP): pyproject.toml Makefile
+	@echo "make: installing into $(VENV): $(TORCH) (CPU build), sentence-transformers, the embedding model and Plateau with its dev"
+	@echo "make: extras, about 1.9 GB; on a fresh machine this takes several minutes (most of it downloading), afterwards seconds."
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "$(TORCH)" -e ".[dev]"
+	$(PY) -m pip install "$(TORCH)" -e ".[dev]"
 	touch $(STAMP)
 
 install: $(STAMP)
 
 ## Start a Plateau server on loopback, replay runs through it over gRPC, print verdicts, stop.
-demo: $(STAMP)
+## PATHS are checked before anything is installed: a missing one fails in one line.
+demo:
+	@for p in $(PATHS); do test -e "$$p" || { echo "make demo: PATHS: $$p does not exist (give case files, .traj files or folders of them, e.g. examples demo/runs)"; exit 2; }; done
+	@$(MAKE) --no-print-directory $(STAMP)
 	$(VENV)/bin/plateau demo $(PATHS)
 
 ## The whole test suite (real model, real gRPC server on loopback).

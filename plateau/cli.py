@@ -468,11 +468,13 @@ def _load(paths: Sequence[str]) -> list[Any]:
     return runs
 
 
-def replay_paths(client: Any, runs: Sequence[Any], jsonl: bool, out: TextIO) -> int:
+def replay_paths(client: Any, runs: Sequence[Any], jsonl: bool, out: TextIO, actions_of: dict[str, list[str]] | None = None) -> int:
     """Replay ``runs`` (from :func:`plateau.replay.load_runs`) through ``client``, printing verdicts to ``out``.
 
     A progress bar is shown on stderr only when stderr is a terminal, and below the output:
-    each piece of output is written with the bar cleared and redrawn after it.
+    each piece of output is written with the bar cleared and redrawn after it. ``actions_of``,
+    when given, receives each run's actions in step order (``"continue"``, ``"steer"``, ``"trip"``)
+    under the run's id.
     """
     from plateau.progress import progress, write
     from plateau.replay import replay_run, verdict_row
@@ -487,6 +489,8 @@ def replay_paths(client: Any, runs: Sequence[Any], jsonl: bool, out: TextIO) -> 
         for _, _, verdict in replay_run(client, run):
             actions.append(verdict.action.value)
             write(out, json.dumps(verdict_row(run.id, verdict), ensure_ascii=False) + "\n" if jsonl else _table_row(verdict))
+        if actions_of is not None:
+            actions_of[run.id] = actions
         if not jsonl:
             marks = "".join(_ACTION_MARK[a] if a != "continue" else "." for a in actions)
             write(out, f"   verdicts: {marks}   (. continue, S steer, T trip)\n")
@@ -511,16 +515,64 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return replay_paths(client, runs, args.jsonl, sys.stdout)
 
 
+def demo_bottom_line(runs: Sequence[Any], actions_of: Mapping[str, Sequence[str]], streams: Sequence[tuple[Any, int | None]]) -> str:
+    """The demo's last line: runs steered and tripped, streams cut, and the tokens saved.
+
+    ``runs`` are :class:`plateau.replay.Run` objects, ``actions_of`` their actions by run id (as
+    :func:`replay_paths` fills it), ``streams`` pairs of a stream case
+    (:class:`plateau.harness.StreamCase`) and the chunk the guard fired at (None: not cut).
+    Tokens saved are estimated as characters / 4 (:func:`plateau.harness.estimate_tokens`): the
+    steps of a recording after its first trip, which a guarded agent never takes, and the chunks
+    of a stream after the cut, which it never reads.
+    """
+    from plateau.harness import CHARS_PER_TOKEN, step_tokens
+
+    steered = sum(1 for run in runs if "steer" in actions_of.get(run.id, ()))
+    tripped = 0
+    saved = 0
+    for run in runs:
+        actions = list(actions_of.get(run.id, ()))
+        if "trip" in actions:
+            tripped += 1
+            saved += sum(step_tokens(step) for step in run.steps[actions.index("trip") + 1 :])
+    cut = 0
+    for case, fired_at in streams:
+        if fired_at is not None:
+            cut += 1
+            saved += -(-sum(len(c) for c in case.chunks[fired_at + 1 :]) // CHARS_PER_TOKEN)
+    runs_part = f"{len(runs)} run{'s' if len(runs) != 1 else ''}: {steered} steered, {tripped} tripped"
+    streams_part = f"; {len(streams)} stream{'s' if len(streams) != 1 else ''}: {cut} cut" if streams else ""
+    return f"plateau demo: {runs_part}{streams_part}; ~{saved:,} tokens saved (steps and chunks a guarded agent skips; 4 chars a token)"
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from plateau.client import Client
+    from plateau.harness import load_streams
+    from plateau.replay import load_runs
 
-    runs = _load(args.paths)
+    runs = load_runs(args.paths)  # read before anything slow starts (a bad path fails fast)
+    cases = load_streams(args.paths)
+    if not runs and not cases:
+        raise ValueError("no step runs or stream cases found under " + " ".join(args.paths))
     engine = _engine(args)
+    actions_of: dict[str, list[str]] = {}
+    streams: list[tuple[Any, int | None]] = []
     with ServerThread(engine, "127.0.0.1", 0) as server:
         print(f"plateau demo: server listening on {server.target}; replaying as a remote agent over gRPC", file=sys.stderr, flush=True)
         with Client.remote(server.target) as client:
-            code = replay_paths(client, runs, args.jsonl, sys.stdout)
+            code = replay_paths(client, runs, args.jsonl, sys.stdout, actions_of)
+            for case in cases:
+                fired_at = None
+                for i, result in enumerate(client.guard_stream((case.channel, c) for c in case.chunks)):
+                    if result.fired:
+                        fired_at = i
+                        break
+                streams.append((case, fired_at))
+                if not args.jsonl:
+                    status = f"cut at chunk {fired_at + 1} of {len(case.chunks)}" if fired_at is not None else "read to the end"
+                    print(f"\n== stream {case.id}: {status}", flush=True)
     print("plateau demo: server stopped", file=sys.stderr)
+    print(demo_bottom_line(runs, actions_of, streams), file=sys.stderr if args.jsonl else sys.stdout, flush=True)
     return code
 
 

@@ -112,7 +112,7 @@ def quiet_model_loading() -> None:
         from transformers.utils import logging as hf_logging
     except ImportError:
         return
-    hf_logging.disable_progress_bar()
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
 
 def set_torch_threads(n: int) -> None:

@@ -54,6 +54,7 @@ _EXTRA_OF = {
     "grpc_health": "server",
     "grpc_reflection": "server",
     "prometheus_client": "server",
+    "pythonjsonlogger": "server",
     "matplotlib": "plot",
 }
 

@@ -154,7 +154,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "eval",
         help="score labelled cases with Plateau or a baseline (--compare: all side by side)",
-        description="Score labelled cases (shared/benchmark/FORMAT.md, both levels) and print per-case scores and totals.",
+        description="Score labelled cases (docs/format.md, both levels) and print per-case scores and totals.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="labelled case files (.json) or folders of them")
     which = p.add_mutually_exclusive_group()

@@ -4,7 +4,7 @@ A harness is the loop around a model that runs an agent. This one is small on pu
 what a real harness does with Plateau, step by step, against a server on another host.
 
 - **Recorded runs** (:meth:`Harness.play_run`): case files (``examples/``, ``demo/runs/``,
-  ``shared/benchmark/FORMAT.md``) and SWE-agent ``.traj`` trajectories, loaded with
+  ``docs/format.md``) and SWE-agent ``.traj`` trajectories, loaded with
   :func:`plateau.replay.load_runs`. Per step the harness calls ``client.observe`` and waits for
   the verdict before taking the next step. **continue**: take the next step. **steer**: inject
   the verdict's message into the next step (a recording cannot react, so the harness prints

@@ -34,7 +34,7 @@ from typing import Any, TextIO
 
 from plateau.errors import ModelUnavailable, PlateauError
 
-__all__ = ["TOKEN_ENV", "UsageError", "connection_options", "main", "remote_client"]
+__all__ = ["TOKEN_ENV", "UsageError", "client_tls", "connection_options", "main", "remote_client"]
 
 log = logging.getLogger("plateau")
 
@@ -262,15 +262,23 @@ def remote_client(args: argparse.Namespace, target: str, environ: Mapping[str, s
     """
     import os
 
-    from plateau.auth import ClientTls
     from plateau.client import Client
 
     token = args.token if args.token is not None else (os.environ if environ is None else environ).get(TOKEN_ENV) or None
-    tls: Any = None
-    if args.tls_ca is not None or args.tls_cert is not None or args.tls_key is not None:
-        ca = None if args.tls_ca in (None, "system") else args.tls_ca
-        tls = ClientTls.from_files(ca=ca, cert=args.tls_cert, key=args.tls_key)
-    return Client.remote(target, token=token, tls=tls, **kwargs)
+    return Client.remote(target, token=token, tls=client_tls(args), **kwargs)
+
+
+def client_tls(args: argparse.Namespace) -> Any:
+    """The :class:`~plateau.auth.ClientTls` of the ``--tls-*`` options, or None (plaintext) when none is given.
+
+    Raises ``InvalidArgument`` naming a PEM file that cannot be read, or ``--tls-cert`` without ``--tls-key``.
+    """
+    from plateau.auth import ClientTls
+
+    if args.tls_ca is None and args.tls_cert is None and args.tls_key is None:
+        return None
+    ca = None if args.tls_ca == "system" else args.tls_ca
+    return ClientTls.from_files(ca=ca, cert=args.tls_cert, key=args.tls_key)
 
 
 class ServerThread:

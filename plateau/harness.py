@@ -294,18 +294,27 @@ def guard_chunks(client: Client, chunks: Iterable[tuple[str, str]]) -> Iterator[
 
 
 # ------------------------------------------------------------------------ health
-def wait_healthy(target: str, timeout: float, *, interval: float = 0.5) -> bool:
+def wait_healthy(target: str, timeout: float, *, interval: float = 0.5, tls: Any = None) -> bool:
     """Wait until the server at ``target`` reports ``SERVING`` to the gRPC health check.
 
     Uses ``grpc_health`` when installed, else the same call with its two-byte wire format (an
     agent machine may have only ``grpcio``). Returns False when ``timeout`` seconds pass first.
+    ``tls`` (a :class:`~plateau.auth.ClientTls`) reaches a TLS server; the health check needs
+    no token. A target without a port uses 50051.
     """
     import grpc
 
     from plateau.client import with_port
 
     deadline = time.monotonic() + timeout
-    with grpc.insecure_channel(with_port(target)) as channel:
+    if tls is None:
+        opened = grpc.insecure_channel(with_port(target))
+    else:
+        credentials = grpc.ssl_channel_credentials(
+            root_certificates=tls.root_certificates, private_key=tls.private_key, certificate_chain=tls.cert_chain
+        )
+        opened = grpc.secure_channel(with_port(target), credentials)
+    with opened as channel:
         try:
             from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -704,7 +713,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.remote:
             print("plateau-agent: --wait needs --remote", file=sys.stderr)
             return 2
-        if not wait_healthy(args.remote, args.wait or 1.0):
+        from plateau.cli import client_tls
+
+        if not wait_healthy(args.remote, args.wait or 1.0, tls=client_tls(args)):
             print(f"plateau-agent: {args.remote} is not SERVING after {args.wait or 1.0:g} s", file=sys.stderr)
             return 4
         if args.wait_only:

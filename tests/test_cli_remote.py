@@ -157,6 +157,9 @@ def test_the_demo_agent_takes_the_same_options(secured: tuple[str, Path]) -> Non
     out = subprocess.run([sys.executable, "-c", code, *argv], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert f"asking {target} after every step" in out.stdout
+    waited = subprocess.run([sys.executable, "-c", code, "--remote", target, "--tls-ca", str(folder / "ca.pem"), "--wait-only",
+                             "--wait", "30"], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=120)
+    assert waited.returncode == 0, waited.stderr  # the health check over TLS
     helped = subprocess.run([sys.executable, "-c", code, "--help"], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
     assert helped.stdout.startswith("usage: plateau-agent ") and "--tls-cert" in helped.stdout and "--token" in helped.stdout
 

@@ -63,8 +63,14 @@ class AsyncClient:
         on_unavailable: OnUnavailable = "raise",
     ) -> AsyncClient:
         """An in-process client over an :class:`~plateau.engine.Engine` (arguments as for
-        :meth:`plateau.client.Client.local`); engine calls run in worker threads."""
-        from plateau.engine import Engine
+        :meth:`plateau.client.Client.local`); engine calls run in worker threads. In a
+        client-only install it raises ``ModuleNotFoundError`` naming the ``engine`` extra."""
+        try:
+            from plateau.engine import Engine
+        except ModuleNotFoundError as exc:
+            from plateau.client import engine_extra_missing
+
+            raise engine_extra_missing(exc, "AsyncClient.local()") from exc
 
         return cls(_AsyncLocal(engine or Engine(config, embedder), tenant), on_unavailable=on_unavailable)
 

@@ -131,15 +131,14 @@ def find_case(path: str | Path, case_id: str | None = None) -> dict[str, Any]:
 
 def _plot_remote(args: argparse.Namespace) -> int:
     """Draw run ``args.case_path`` from its history on the server ``args.remote``."""
-    from plateau.cli import _ENGINE_OPTIONS, UsageError
-    from plateau.cli_runs import remote_client
+    from plateau.cli import _ENGINE_OPTIONS, UsageError, remote_client
     from plateau.plot import history_trace, outcome_text, save_plot
 
     given = ["--" + n.replace("_", "-") for n in _ENGINE_OPTIONS if getattr(args, n, None) not in (None, False)]
     if given or args.case:
         given += ["--case"] if args.case else []
         raise UsageError(f"{', '.join(given)}: not allowed with --remote (the run was judged by the server; RUN is its id)")
-    with remote_client(args) as client:
+    with remote_client(args, args.remote) as client:
         history = client.run_history(args.case_path)
     if not history.steps:
         raise ValueError(f"run {args.case_path!r} has no steps to draw")
@@ -176,14 +175,13 @@ def cmd_plot(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------- parser
 def register(sub: Any) -> None:
     """Add the evaluation subcommands to ``sub`` (an argparse subparsers action)."""
-    from plateau.cli import _add_engine_options
-    from plateau.cli_runs import add_connection_options
+    from plateau.cli import _add_engine_options, connection_options
     from plateau.evalrun import DETECTORS
 
     p = sub.add_parser(
         "eval",
         help="score labelled cases with Plateau or a baseline (--compare: all side by side)",
-        description="Score labelled cases (shared/benchmark/FORMAT.md, both levels) and print per-case scores and totals.",
+        description="Score labelled cases (docs/format.md, both levels) and print per-case scores and totals.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="labelled case files (.json) or folders of them")
     which = p.add_mutually_exclusive_group()
@@ -197,6 +195,7 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser(
         "plot",
+        parents=[connection_options()],
         help="draw Plateau's signals and verdicts on every step of one run (PNG)",
         description="Replay one run through Plateau and draw movement, baseline band, stall score and verdicts per step.",
     )
@@ -208,7 +207,6 @@ def register(sub: Any) -> None:
     p.add_argument("--case", metavar="ID", help="the run's id (or a unique prefix) when CASE is a folder")
     p.add_argument("-o", "--output", metavar="PNG", help="image to write (default plot-<id>.png; .svg and .pdf work too)")
     p.add_argument("--dpi", type=int, default=110, help="resolution of the image (default 110)")
-    p.add_argument("--remote", metavar="HOST:PORT", help="draw run CASE (a run id) as this server judged it, from its history")
-    add_connection_options(p, default_target=None)
+    p.add_argument("--remote", metavar="TARGET", help="draw run CASE (a run id) as this server judged it, from its history")
     _add_engine_options(p)
     p.set_defaults(func=cmd_plot)

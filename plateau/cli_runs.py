@@ -7,7 +7,7 @@
 
 Both talk to a running server (default ``127.0.0.1:50051``, the port of ``plateau serve``) with
 ``--token`` (or ``$PLATEAU_TOKEN``) and ``--tls-ca``/``--tls-cert``/``--tls-key``
-(:func:`add_connection_options`, :func:`remote_client`); ``plateau plot --remote`` uses the same.
+(:func:`plateau.cli.connection_options`, :func:`plateau.cli.remote_client`); ``plateau plot --remote`` uses the same.
 Tables are drawn by ``rich`` (colour only on a terminal).
 """
 
@@ -15,44 +15,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from typing import Any
 
-__all__ = ["DEFAULT_TARGET", "TOKEN_ENV", "add_connection_options", "cmd_runs", "cmd_show", "register", "remote_client"]
+__all__ = ["DEFAULT_TARGET", "cmd_runs", "cmd_show", "register"]
 
 #: The server ``runs`` and ``show`` ask when ``--remote`` is not given (``plateau serve``'s default).
 DEFAULT_TARGET = "127.0.0.1:50051"
-#: Environment variable read for the bearer token when ``--token`` is not given.
-TOKEN_ENV = "PLATEAU_TOKEN"
 
 _STYLES = {"continue": "green", "steer": "yellow", "trip": "bold red"}
 
 
-def add_connection_options(p: argparse.ArgumentParser, *, default_target: str | None = DEFAULT_TARGET) -> None:
-    """``--remote``, ``--token``, ``--tls-ca``, ``--tls-cert``, ``--tls-key`` on ``p``."""
-    if default_target is not None:
-        p.add_argument("--remote", metavar="HOST:PORT", default=default_target, help="the server (default: %(default)s)")
-    p.add_argument("--token", metavar="TOKEN", help=f"bearer token for a server with auth (default: ${TOKEN_ENV})")
-    p.add_argument("--tls-ca", metavar="PEM", help="use TLS, trusting this CA for the server's certificate")
-    p.add_argument("--tls-cert", metavar="PEM", help="client certificate for a server that requires mutual TLS (with --tls-key)")
-    p.add_argument("--tls-key", metavar="PEM", help="the private key of --tls-cert")
+def _client(args: argparse.Namespace) -> Any:
+    from plateau.cli import remote_client
 
-
-def remote_client(args: argparse.Namespace) -> Any:
-    """A :class:`~plateau.client.Client` of ``args.remote`` with the token and TLS options.
-
-    Raises ``InvalidArgument`` for a malformed target or token, or an unreadable PEM file.
-    """
-    from plateau.auth import ClientTls
-    from plateau.client import Client
-
-    token = args.token or os.environ.get(TOKEN_ENV) or None
-    tls = None
-    if args.tls_ca or args.tls_cert or args.tls_key:
-        tls = ClientTls.from_files(ca=args.tls_ca, cert=args.tls_cert, key=args.tls_key)
-    return Client.remote(args.remote, token=token, tls=tls)
+    return remote_client(args, args.remote)
 
 
 def _when(t: float | None) -> str:
@@ -69,7 +47,7 @@ def _console() -> Any:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     """List the server's runs (this token's tenant's), newest first."""
-    with remote_client(args) as client:
+    with _client(args) as client:
         runs = client.list_runs(limit=args.limit)
     if args.json:
         sys.stdout.write(json.dumps({"target": args.remote, "runs": [r.as_dict() for r in runs]}, ensure_ascii=False) + "\n")
@@ -95,7 +73,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     """Print one run's verdict on every step."""
-    with remote_client(args) as client:
+    with _client(args) as client:
         history = client.run_history(args.run)
     if args.json:
         sys.stdout.write(json.dumps(history.as_dict(), ensure_ascii=False) + "\n")
@@ -126,22 +104,26 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add ``runs`` and ``show`` to ``sub`` (an argparse subparsers action)."""
+    from plateau.cli import connection_options
+
     p = sub.add_parser(
         "runs",
+        parents=[connection_options()],
         help="list a server's runs (the token's tenant's), newest first",
         description="List the runs a server holds for the caller's tenant (ListRuns), newest first.",
     )
-    add_connection_options(p)
+    p.add_argument("--remote", metavar="TARGET", default=DEFAULT_TARGET, help="the server (default: %(default)s; HOST alone: port 50051)")
     p.add_argument("--limit", type=int, metavar="N", help="at most N runs (default: all)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout: {target, runs: [...]}")
     p.set_defaults(func=cmd_runs)
 
     p = sub.add_parser(
         "show",
+        parents=[connection_options()],
         help="print one run's verdict on every step (action, reasons, score, time)",
         description="Print every step a server accepted for one run, with its verdict and time (GetRunHistory).",
     )
     p.add_argument("run", metavar="RUN", help="the run id")
-    add_connection_options(p)
+    p.add_argument("--remote", metavar="TARGET", default=DEFAULT_TARGET, help="the server (default: %(default)s; HOST alone: port 50051)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout: {run: {...}, steps: [{step, time, action, ...}]}")
     p.set_defaults(func=cmd_show)

@@ -278,7 +278,8 @@ class PlateauService:
         if self.metrics is not None:
             self.metrics.requests.labels(method, code.name).inc()
             self.metrics.latency.labels(method).observe(elapsed)
-        level = logging.DEBUG if code is grpc.StatusCode.OK else logging.INFO
+        # a client closing its stream (CANCELLED) is normal, like OK: DEBUG, not INFO
+        level = logging.DEBUG if code in (grpc.StatusCode.OK, grpc.StatusCode.CANCELLED) else logging.INFO
         if log.isEnabledFor(level):
             log.log(level, "%s %s", method, code.name, extra={"rpc": method, "code": code.name, "ms": round(elapsed * 1000, 3), **fields})
 

@@ -29,6 +29,7 @@ __all__ = [
     "ToolStatus",
     "MAX_ARGS_DEPTH",
     "MAX_INT_DIGITS",
+    "STEP_FIELDS",
     "Verdict",
     "canonical_args",
     "check_text",
@@ -230,6 +231,10 @@ def canonical_args(args: Any) -> str:
     return check_text("step.args", text)
 
 
+#: The fields of a step, as a case file or a mapping passed to a client names them.
+STEP_FIELDS = ("text", "tool", "args", "result", "status", "progress", "user", "agent")
+
+
 @dataclass(frozen=True, init=False)
 class Step:
     """One step of an agent run.
@@ -339,12 +344,29 @@ class Step:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], index: int) -> Step:
-        """Build from one step object of a labelled case (``shared/benchmark/FORMAT.md``).
+        """Build from one step object of a labelled case (``docs/format.md``) or a mapping passed
+        to a client.
 
-        Unknown keys are ignored. Raises :class:`InvalidArgument` for a malformed field.
+        The keys are the step's fields (``text``, ``tool``, ``args``, ``result``, ``status``,
+        ``progress``, ``user``, ``agent``) and ``index`` (ignored here: ``index`` is the argument).
+        A key starting with ``_`` is a reader's private annotation and is skipped.
+
+        Raises
+        ------
+        InvalidArgument
+            A malformed field, or an unknown key (``step.reslt: unknown field …; did you mean
+            'result'?``): a misspelt field would otherwise be dropped without a word.
         """
         if not isinstance(data, Mapping):
             raise InvalidArgument("step", "must be an object")
+        unknown = [k for k in data if not (isinstance(k, str) and (k in STEP_FIELDS or k == "index" or k.startswith("_")))]
+        if unknown:
+            import difflib
+
+            key = str(unknown[0])
+            close = difflib.get_close_matches(key, STEP_FIELDS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise InvalidArgument(f"step.{key}", f"unknown field (a step has {', '.join(STEP_FIELDS)}){hint}")
         return cls(
             index=index,
             text=data.get("text") or "",

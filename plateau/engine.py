@@ -260,11 +260,21 @@ class Engine:
             check_text("context", context)
 
     def _check_place(
-        self, record: RunRecord | None, run_id: str, step: Step, fingerprint: str, context: str | None, *, ahead_ok: bool = False
+        self,
+        record: RunRecord | None,
+        run_id: str,
+        step: Step,
+        fingerprint: str,
+        context: str | None,
+        *,
+        ahead_ok: bool = False,
+        key: RunKey | None = None,
     ) -> Verdict | None:
         """Return the stored verdict for an idempotent re-send, None for the next step, or raise.
 
-        With ``ahead_ok`` a later index passes (its predecessor is in flight); else it is a gap.
+        With ``ahead_ok`` a later index passes (its predecessor is in flight); else it is a gap,
+        unless the run is absent because the store lost it (:meth:`Store.lost`, e.g. a Redis
+        restarted empty): that is ``RunNotFound`` saying so (issue 22, item 14).
         """
         seen = 0 if record is None else len(record.fingerprints)
         if record is not None and step.index < seen:
@@ -274,6 +284,10 @@ class Engine:
         if record is not None and record.ended:
             raise StepConflict(f"run_id: run {run_id!r} has ended; start a new run id")
         if step.index > seen and not ahead_ok:
+            lost = getattr(self.store, "lost", None) if record is None and key is not None else None
+            why = lost(key) if lost is not None else None
+            if why:
+                raise RunNotFound(f"run_id: no run {run_id!r}: {why}; start it again from step 0")
             raise StepConflict(f"step.index: run {run_id!r} expects step {seen} next, got {step.index} (a gap)")
         if step.index >= self.config.max_steps_per_run:
             raise LimitExceeded(
@@ -384,6 +398,9 @@ class Engine:
         StepConflict
             A gap (no predecessor in flight, or still missing after the wait), a conflicting
             re-send, a different context, or an ended run.
+        RunNotFound
+            A step after the first of a run the store lost (:meth:`Store.lost`: a Redis that
+            restarted empty), instead of a gap.
         LimitExceeded
             The run is at ``config.max_steps_per_run`` steps, or a new run would exceed
             ``config.max_runs_per_tenant`` open runs (an ended run gives way instead).
@@ -407,7 +424,7 @@ class Engine:
                     record = self.store.get(key)
                     seen = 0 if record is None else len(record.fingerprints)
                     ahead_ok = self._predecessor_in_flight(gate, seen, step.index) or self._predecessor_elsewhere(key, seen, step.index)
-                    stored = self._check_place(record, run_id, step, fingerprint, context, ahead_ok=ahead_ok)
+                    stored = self._check_place(record, run_id, step, fingerprint, context, ahead_ok=ahead_ok, key=key)
                     if record is None and step.index == 0:
                         self._check_tenant_room(tenant)
                 if stored is not None:
@@ -429,7 +446,7 @@ class Engine:
                                 gate.cond.wait(min(remaining, _REMOTE_POLL_SECONDS))
                             else:
                                 break
-                        stored = self._check_place(record, run_id, step, fingerprint, context)
+                        stored = self._check_place(record, run_id, step, fingerprint, context, key=key)
                         if stored is not None:
                             return stored
                         try:

@@ -60,6 +60,8 @@ __all__ = ["CALL_OUTCOMES_KEPT", "Engine", "RunRecord", "validate_run_id"]
 _CAS_ATTEMPTS = 8
 #: Seconds between checks of a predecessor that another process is judging (shared stores).
 _REMOTE_POLL_SECONDS = 0.02
+#: Locks that run creations of different tenants are spread over (a tenant always uses the same).
+_CREATE_STRIPES = 64
 
 
 def validate_run_id(run_id: object, max_chars: int) -> str:
@@ -213,7 +215,10 @@ class Engine:
         self.intent = IntentReader(self.embedder)
         self._gates: dict[RunKey, _Gate] = {}
         self._gates_lock = threading.Lock()
-        self._create_lock = threading.Lock()
+        # a run's creation counts and inserts under its tenant's lock (striped: bounded memory),
+        # so the tenant limit holds exactly and one tenant at its limit never holds up another's
+        # new runs (issue 22, item 1)
+        self._create_locks = [threading.Lock() for _ in range(_CREATE_STRIPES)]
         #: Called as ``listener(tenant, verdict)`` after each new step is stored (not for
         #: re-sends), in the calling thread; for metrics. Exceptions propagate: keep them trivial.
         self.listeners: list[Callable[[str, Verdict], None]] = []
@@ -601,7 +606,7 @@ class Engine:
             )
             if policy:
                 _declare(record.analysis, policy)
-            with self._create_lock:  # count and insert atomically, so the tenant limit holds exactly
+            with self._create_locks[hash(key[0]) % _CREATE_STRIPES]:  # count and insert atomically, per tenant
                 self._check_tenant_room(key[0], evict=True)
                 verdict = self._apply_and_store(key, record, step, fingerprint, text_vec, obs_vec, now)
             return verdict

@@ -345,3 +345,51 @@ def test_probes_of_sound_stores_say_so(tmp_path: Path) -> None:
     assert store.probe() == (True, "")
     store.close()
     assert store.probe() == (False, "the store is closed")
+
+
+# ---------------------------------------------------------------- item 1: one tenant's creations never hold up another's
+class _SlowTenantStore(MemoryStore):
+    """A memory store whose second lookup of tenant "a"'s ended runs (the one under the creation lock; the first is
+    the engine's check before embedding) waits until released: a slow store for one tenant."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import threading
+
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.calls = 0
+
+    def oldest_ended(self, tenant: str):  # type: ignore[no-untyped-def]
+        if tenant == "a":
+            self.calls += 1
+            if self.calls == 2:
+                self.entered.set()
+                self.release.wait(30)
+        return super().oldest_ended(tenant)
+
+
+def test_a_tenant_at_its_limit_does_not_hold_up_another_tenants_new_runs() -> None:
+    """While tenant a's new run waits inside the store's limit check, tenant b starts new runs (the creation lock is
+    per tenant, not one for the whole process)."""
+    import threading
+
+    import plateau.engine
+
+    stripes = getattr(plateau.engine, "_CREATE_STRIPES", 1)  # a tenant whose creation lock is not a's
+    other = next(t for t in (f"b{k}" for k in range(1000)) if hash(t) % stripes != hash("a") % stripes or stripes == 1)
+    store = _SlowTenantStore()
+    engine = _engine(store, Config(max_runs_per_tenant=1))
+    engine.observe("first", Step(index=0, text="x"), tenant="a")
+    engine.end_run("first", tenant="a")
+    done: list[str] = []
+    a = threading.Thread(target=lambda: done.append(engine.observe("second", Step(index=0, text="x"), tenant="a").run_id))
+    a.start()
+    assert store.entered.wait(30)
+    b = threading.Thread(target=lambda: done.append(engine.observe("b-run", Step(index=0, text="x"), tenant=other).run_id))
+    b.start()
+    b.join(30)
+    assert done == ["b-run"] and a.is_alive()  # b did not wait for a
+    store.release.set()
+    a.join(30)
+    assert done == ["b-run", "second"] and store.count("a") == 1 and store.count(other) == 1

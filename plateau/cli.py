@@ -355,6 +355,7 @@ class ServerThread:
 _LIMIT_OPTIONS = (
     ("max_runs_per_tenant", int, "runs one tenant may hold"),
     ("max_steps_per_run", int, "steps one run may hold"),
+    ("max_run_state_bytes", int, "largest learned state of one run in bytes, as stored"),
     ("max_message_bytes", int, "largest request in bytes"),
     ("max_field_chars", int, "longest text/args/result field in characters"),
     ("max_concurrent_streams", int, "open streaming calls"),
@@ -379,7 +380,7 @@ def _serve_engine(args: argparse.Namespace) -> Any:
     if spec == "sqlite" and args.port == 0:
         spec = "memory"
         log.info("--port 0: runs are kept in memory (pass --store sqlite:PATH to keep them across restarts)")
-    store = open_store(spec, port=args.port)
+    store = open_store(spec, port=args.port, password_file=args.store_password_file)
     log.info("run store: %s", default_sqlite_path(args.port) if spec == "sqlite" else getattr(store, "_safe_url", lambda: spec)())
     if args.embedder == "hashing":
         from plateau.embed import HashingEmbedder
@@ -693,6 +694,11 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
         metavar="SPEC",
         help="where runs live: sqlite (default: runs-PORT.sqlite in the user's state folder; memory with --port 0), "
         "sqlite:PATH, memory (lost on exit), or redis://HOST:PORT/DB (runs shared by several replicas)",
+    )
+    p.add_argument(
+        "--store-password-file",
+        metavar="PATH",
+        help="the Redis password, first line of this file (or $PLATEAU_REDIS_PASSWORD); a password in --store shows in ps",
     )
     p.add_argument(
         "--torch-threads",

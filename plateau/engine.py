@@ -112,6 +112,8 @@ def _history_start(token: object) -> int:
 _CAS_ATTEMPTS = 8
 #: Seconds between checks of a predecessor that another process is judging (shared stores).
 _REMOTE_POLL_SECONDS = 0.02
+#: Locks that run creations of different tenants are spread over (a tenant always uses the same).
+_CREATE_STRIPES = 64
 
 
 def validate_run_id(run_id: object, max_chars: int) -> str:
@@ -289,7 +291,10 @@ class Engine:
         self.intent = IntentReader(self.embedder)
         self._gates: dict[RunKey, _Gate] = {}
         self._gates_lock = threading.Lock()
-        self._create_lock = threading.Lock()
+        # a run's creation counts and inserts under its tenant's lock (striped: bounded memory),
+        # so the tenant limit holds exactly and one tenant at its limit never holds up another's
+        # new runs (issue 22, item 1)
+        self._create_locks = [threading.Lock() for _ in range(_CREATE_STRIPES)]
         #: Called as ``listener(tenant, verdict)`` after each new step is stored (not for
         #: re-sends), in the calling thread; for metrics. Exceptions propagate: keep them trivial.
         self.listeners: list[Callable[[str, Verdict], None]] = []
@@ -336,11 +341,21 @@ class Engine:
             check_text("context", context)
 
     def _check_place(
-        self, record: RunRecord | None, run_id: str, step: Step, fingerprint: str, context: str | None, *, ahead_ok: bool = False
+        self,
+        record: RunRecord | None,
+        run_id: str,
+        step: Step,
+        fingerprint: str,
+        context: str | None,
+        *,
+        ahead_ok: bool = False,
+        key: RunKey | None = None,
     ) -> Verdict | None:
         """Return the stored verdict for an idempotent re-send, None for the next step, or raise.
 
-        With ``ahead_ok`` a later index passes (its predecessor is in flight); else it is a gap.
+        With ``ahead_ok`` a later index passes (its predecessor is in flight); else it is a gap,
+        unless the run is absent because the store lost it (:meth:`Store.lost`, e.g. a Redis
+        restarted empty): that is ``RunNotFound`` saying so (issue 22, item 14).
         """
         seen = 0 if record is None else len(record.fingerprints)
         if record is not None and step.index < seen:
@@ -350,6 +365,10 @@ class Engine:
         if record is not None and record.ended:
             raise StepConflict(f"run_id: run {run_id!r} has ended; start a new run id")
         if step.index > seen and not ahead_ok:
+            lost = getattr(self.store, "lost", None) if record is None and key is not None else None
+            why = lost(key) if lost is not None else None
+            if why:
+                raise RunNotFound(f"run_id: no run {run_id!r}: {why}; start it again from step 0")
             raise StepConflict(f"step.index: run {run_id!r} expects step {seen} next, got {step.index} (a gap)")
         if step.index >= self.config.max_steps_per_run:
             raise LimitExceeded(
@@ -460,6 +479,9 @@ class Engine:
         StepConflict
             A gap (no predecessor in flight, or still missing after the wait), a conflicting
             re-send, a different context, or an ended run.
+        RunNotFound
+            A step after the first of a run the store lost (:meth:`Store.lost`: a Redis that
+            restarted empty), instead of a gap.
         LimitExceeded
             The run is at ``config.max_steps_per_run`` steps, or a new run would exceed
             ``config.max_runs_per_tenant`` open runs (an ended run gives way instead).
@@ -483,7 +505,7 @@ class Engine:
                     record = self.store.get(key)
                     seen = 0 if record is None else len(record.fingerprints)
                     ahead_ok = self._predecessor_in_flight(gate, seen, step.index) or self._predecessor_elsewhere(key, seen, step.index)
-                    stored = self._check_place(record, run_id, step, fingerprint, context, ahead_ok=ahead_ok)
+                    stored = self._check_place(record, run_id, step, fingerprint, context, ahead_ok=ahead_ok, key=key)
                     if record is None and step.index == 0:
                         self._check_tenant_room(tenant)
                 if stored is not None:
@@ -505,7 +527,7 @@ class Engine:
                                 gate.cond.wait(min(remaining, _REMOTE_POLL_SECONDS))
                             else:
                                 break
-                        stored = self._check_place(record, run_id, step, fingerprint, context)
+                        stored = self._check_place(record, run_id, step, fingerprint, context, key=key)
                         if stored is not None:
                             return stored
                         try:
@@ -661,7 +683,7 @@ class Engine:
             )
             if policy:
                 _declare(record.analysis, policy)
-            with self._create_lock:  # count and insert atomically, so the tenant limit holds exactly
+            with self._create_locks[hash(key[0]) % _CREATE_STRIPES]:  # count and insert atomically, per tenant
                 self._check_tenant_room(key[0], evict=True)
                 verdict = self._apply_and_store(key, record, step, fingerprint, text_vec, obs_vec, now)
             return verdict

@@ -621,7 +621,8 @@ class _StoreHealth:
     async def _watch(self) -> None:
         probe = getattr(self.service.engine.store, "probe", None)
         while True:
-            self.cause = None if probe is None else await self.service._run(probe)
+            ok, why = (True, "") if probe is None else await self.service._run(probe)
+            self.cause = None if ok else why
             if self.cause is None:
                 if not self.serving:
                     log.warning("store: writable again; serving")

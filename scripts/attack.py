@@ -1260,8 +1260,9 @@ def run_state_unbounded(ctx: Ctx) -> Result:
 
     One run receives N edit steps, each of another tool (``edit_0``, ``edit_1``, ...: the state
     keeps the last few calls of every tool) whose args are ~0.9 MB JSON objects of distinct keys
-    (today the run's state keeps ~0.75 MB of each), then 3 ``Check`` calls of the same kind on
-    it. The run's stored state is measured in the SQLite file (every value of its rows). Held:
+    (today the run's state keeps ~0.75 MB of each of the last four, ~3 MiB), then 3 ``Check``
+    calls of the same kind on it. The run's stored state is measured in the SQLite file (every
+    value of its rows); the growth of the file and its WAL is reported. Held:
     the state is bounded -- a step is refused for a limit, or the state grows by at most 10%
     over the second half of the steps; each ``Check`` on the run raises the server's peak RSS
     by at most 50 MiB (the issue measured ~100 MB); health within 1 s; the other tenant's p50
@@ -1279,7 +1280,11 @@ def run_state_unbounded(ctx: Ctx) -> Result:
     refused_at: int | None = None
     refusal = ""
     sizes: list[int] = []
+    def disk() -> int:
+        return sum(Path(f"{path}{x}").stat().st_size for x in ("", "-wal") if Path(f"{path}{x}").exists())
+
     with Watch(server, ledger) as watch:
+        d0 = disk()
         watch.attack()
         for i in range(n):
             try:
@@ -1289,6 +1294,7 @@ def run_state_unbounded(ctx: Ctx) -> Result:
                 refused_at, refusal = i, f"{exc.code().name}: {(exc.details() or '')[:120]}"
                 break
             sizes.append(stored_bytes(path, "attacker", "fat-run"))
+        growth = disk() - d0
         peaks, check_ms = [], []
         probe = check_bytes("fat-run", text="one more batch", tool=f"edit_{n}", args=distinct_keys(900_000, 10_000))
         for _ in range(3):
@@ -1303,6 +1309,7 @@ def run_state_unbounded(ctx: Ctx) -> Result:
     half, last = (sizes[len(sizes) // 2 - 1], sizes[-1]) if len(sizes) >= 2 else (0, 0)
     second_half = (last - half) / half if half else 0.0
     res.details.update(refused_at_step=refused_at, refusal=refusal, state_mib_per_step=[round(x / MiB, 2) for x in sizes],
+                       file_and_wal_growth_mib=round(growth / MiB, 1),
                        check_ms=check_ms, check_rss_peak_mib=[round(p / MiB, 1) for p in peaks])
     res.need(f"the run's state is bounded (refused at step {refused_at}; state {half / MiB:.1f} -> {last / MiB:.1f} MiB over the "
              f"second half, +{second_half:.0%} <= 10%)", refused_at is not None or second_half <= 0.10)

@@ -277,7 +277,13 @@ class Ledger:
     """Steps a server acknowledged: (tenant, run_id) → index → (step, verdict)."""
 
     runs: dict[tuple[str, str], dict[int, tuple[Step, Verdict]]] = field(default_factory=dict)
+    #: highest index sent per run (acknowledged or not): a server may hold a step whose answer was lost
+    sent: dict[tuple[str, str], int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def sending(self, tenant: str, run_id: str, index: int) -> None:
+        with self.lock:
+            self.sent[(tenant, run_id)] = max(index, self.sent.get((tenant, run_id), -1))
 
     def ack(self, tenant: str, run_id: str, step: Step, verdict: Verdict) -> None:
         with self.lock:
@@ -361,9 +367,10 @@ class Ctx:
                     continue
                 raise
             top = max(acked)
+            top_sent = max(top, ledger.sent.get((tenant, run_id), top))
             lost += sum(1 for i in acked if i >= held)
-            if held > top + 1 and len(acked) == top + 1:
-                double += held - (top + 1)
+            if held > top_sent + 1:  # more steps held than were ever sent
+                double += held - (top_sent + 1)
             if top < held:  # re-send the last acknowledged step: a duplicate must answer the stored verdict
                 step, verdict = acked[top]
                 try:
@@ -467,6 +474,7 @@ class Watch:
                 run_id, step = run, work_step(i)
             t0 = time.monotonic()
             try:
+                self.ledger.sending(self.tenant, run_id, step.index)
                 verdict = client.observe(run_id, step)
                 self.ledger.ack(self.tenant, run_id, step, verdict)
                 code = "OK"
@@ -858,6 +866,7 @@ def sqlite_file_deleted(ctx: Ctx) -> Result:
             t_del = time.monotonic()
             for i in range(10, 20):
                 try:
+                    after.sending("victim", "doomed", i)
                     after.ack("victim", "doomed", work_step(i), c.observe("doomed", work_step(i)))
                     codes.append("OK")
                 except PlateauError as exc:
@@ -1139,6 +1148,7 @@ def _two_servers_one_file(
         with server.client("victim") as c:
             for i in range(8):
                 step = work_step(i, salt=f" of {run}")
+                ledger.sending("victim", run, i)
                 with contextlib.suppress(PlateauError):
                     ledger.ack("victim", run, step, c.observe(run, step))
     a.stop()

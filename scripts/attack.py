@@ -258,7 +258,7 @@ def raw(channel: grpc.Channel, method: str) -> Any:
 
 def code_of(exc: BaseException) -> str:
     if isinstance(exc, grpc.RpcError):
-        return str(exc.code().name)  # type: ignore[attr-defined]
+        return str(exc.code().name)
     if isinstance(exc, PlateauError):
         return exc.code
     return type(exc).__name__

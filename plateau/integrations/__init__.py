@@ -20,7 +20,7 @@ from __future__ import annotations
 from plateau.errors import PlateauError
 from plateau.types import Verdict
 
-__all__ = ["DEFAULT_STEER", "STEER_PREFIX", "RunTripped", "steer_text"]
+__all__ = ["DEFAULT_STEER", "STEER_PREFIX", "RunTripped", "steer_text", "trip_text"]
 
 #: How every message Plateau puts into an agent's conversation begins, so the model (and whoever
 #: reads the transcript) can tell it from the user's and the tools' words.
@@ -34,6 +34,17 @@ def steer_text(message: str | None) -> str:
     """The text injected for a steer whose message is ``message``: :data:`STEER_PREFIX` and the
     message (:data:`DEFAULT_STEER` when it is empty)."""
     return STEER_PREFIX + (message or DEFAULT_STEER)
+
+
+def trip_text(verdict: Verdict) -> str:
+    """Why a run stopped, as the integrations leave it in the conversation (a refused call's
+    result, the last message): ``[Plateau] stopped this run: …`` with the verdict's message (or
+    its reasons when it has none)."""
+    message = (verdict.message or "").strip()
+    for lead in ("Plateau stopped this run:", "stopped this run:"):
+        if message.startswith(lead):
+            message = message[len(lead) :].strip()
+    return f"{STEER_PREFIX}stopped this run: {message or ', '.join(verdict.reasons)}"
 
 
 class RunTripped(PlateauError):

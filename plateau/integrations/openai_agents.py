@@ -56,7 +56,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
         name=exc.name,
     ) from exc
 
-from plateau.integrations import STEER_PREFIX, RunTripped, steer_text
+from plateau.integrations import RunTripped, steer_text, trip_text
 from plateau.types import Action, Verdict
 
 __all__ = ["TOOL_GUARDRAIL", "AgentsRunTripped", "PlateauRunHooks"]
@@ -70,11 +70,6 @@ class AgentsRunTripped(RunTripped, AgentsException):
     def __init__(self, verdict: Verdict) -> None:
         RunTripped.__init__(self, verdict)
         self.run_data = None
-
-
-def trip_text(verdict: Verdict) -> str:
-    """The message a refused call gets as its result: ``[Plateau] stopped this run: …``."""
-    return f"{STEER_PREFIX}stopped this run: {verdict.message or ', '.join(verdict.reasons)}"
 
 
 def _response_text(response: Any) -> str:
@@ -218,7 +213,7 @@ class PlateauRunHooks(RunHooks[Any]):
 
     async def guard_call(self, tool_context: Any) -> ToolGuardrailFunctionOutput:
         """What :data:`TOOL_GUARDRAIL` answers for a call of this run: a rejection carrying
-        :func:`trip_text` when Plateau's check trips (and ``raise_on_trip``), else allow."""
+        :func:`~plateau.integrations.trip_text` when Plateau's check trips (and ``raise_on_trip``), else allow."""
         if not self.check_before or not self.raise_on_trip:
             return ToolGuardrailFunctionOutput.allow()
         if self.tripped is not None:  # a parallel call already tripped the run

@@ -4,8 +4,9 @@ The usual tool-calling graph is ``agent → tools → agent …``. Plateau goes 
 
 - :meth:`PlateauNode.route`, the conditional edge after the agent node: ``END`` when the model
   made no tool call, else (with ``check_before``) it asks Plateau about each pending call
-  before it runs (:meth:`~plateau.client.Client.check`) and stops the run on a trip, else
-  ``"tools"``;
+  before it runs (:meth:`~plateau.client.Client.check`); on a trip it routes to the Plateau
+  node, which answers each call with a ``ToolMessage`` saying it was refused and ends the run;
+  else ``"tools"``;
 - the node itself (``graph.add_node("plateau", node)``) after the tools node: it observes the
   steps the last turn completed (the message list is converted with LangChain's
   ``convert_to_openai_messages`` and :class:`~plateau.integrations.openai.ChatRun`), and
@@ -20,13 +21,15 @@ The usual tool-calling graph is ``agent → tools → agent …``. Plateau goes 
     graph.add_node("tools", ToolNode(tools))
     graph.add_node("plateau", node)
     graph.add_edge(START, "agent")
-    graph.add_conditional_edges("agent", node.route, ["tools", END])
+    graph.add_conditional_edges("agent", node.route, ["tools", "plateau", END])
     graph.add_edge("tools", "plateau")
     graph.add_conditional_edges("plateau", node.after, ["agent", END])
 
 On a trip the node raises :class:`~plateau.integrations.RunTripped` out of ``invoke``
 (``on_trip="raise"``, the default), or with ``on_trip="end"`` appends an ``AIMessage`` named
-``plateau`` whose ``additional_kwargs["plateau"]`` holds the verdict and ends the graph. Each
+``plateau`` saying why (:func:`trip_message`; ``additional_kwargs["plateau"]`` holds the verdict)
+and ends the graph; a call refused before it ran gets its ``ToolMessage`` first, so no call is
+left without a result. Each
 graph thread (``config["configurable"]["thread_id"]``) is its own Plateau run.
 
 :class:`PlateauGuard` guards LangGraph's prebuilt ``create_react_agent`` in one line::
@@ -137,6 +140,7 @@ class PlateauNode:
         self.tool_policy = tool_policy
         self.verdicts: dict[str, list[Verdict]] = {}
         self._runs: dict[str, ChatRun] = {}
+        self._refused: dict[str, Verdict] = {}
         self._lock = threading.Lock()
 
     def _run(self, config: RunnableConfig | None) -> ChatRun:
@@ -158,6 +162,12 @@ class PlateauNode:
     def __call__(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
         """Observe the steps completed since the last call; a steer message, a trip, or nothing."""
         run = self._run(config)
+        refused = self._refused.pop(run.run_id, None)
+        if refused is not None:  # route refused the model's calls: answer each, then end
+            messages = _messages(state)
+            answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+            calls = [c for c in getattr(messages[-1], "tool_calls", None) or [] if c.get("id") not in answered]
+            return {"messages": [*(PlateauGuard._refusal(c, refused) for c in calls), trip_message(refused)]}
         verdict = run.update(convert_to_openai_messages(_messages(state)))
         if verdict is None:
             return {}
@@ -169,7 +179,9 @@ class PlateauNode:
         return {}
 
     def route(self, state: Any, config: RunnableConfig) -> str:
-        """After the agent node: ``"tools"`` for tool calls Plateau lets through, else ``END``.
+        """After the agent node: ``"tools"`` for tool calls Plateau lets through, ``END`` after
+        a turn without calls, ``"plateau"`` (this node, which refuses the calls and ends the run)
+        when a checked call would trip.
 
         Raises :class:`~plateau.integrations.RunTripped` when a checked call would trip and
         ``on_trip`` is ``"raise"``.
@@ -188,7 +200,8 @@ class PlateauNode:
                     self.verdicts[run.run_id].append(verdict)
                     if self.on_trip == "raise":
                         raise RunTripped(verdict)
-                    return END
+                    self._refused[run.run_id] = verdict
+                    return "plateau"
         return "tools"
 
     def after(self, state: Any) -> str:

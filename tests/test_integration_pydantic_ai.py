@@ -98,3 +98,17 @@ def test_sync_client_over_grpc_without_check(example: ModuleType, hashing_server
         returns = [p for request in seen[-1] for p in getattr(request, "parts", []) if isinstance(p, ToolReturnPart)]
         assert len(returns) == len(verdicts) - 1  # every call the model saw the answer to
         assert [str(p.content).startswith(STEER_PREFIX) for p in returns] == [v.action.value == "steer" for v in verdicts[:-1]]
+
+
+def test_steer_with_no_retry_budget_leads_the_result(example: ModuleType, client: AsyncClient) -> None:
+    """retries=0: a ModelRetry would fail the run, so the steer comes first in the call's result and the run goes on to the trip."""
+    run = example.scenario("loop")
+    seen: list[Any] = []
+    plateau = PlateauCapability(client)
+    agent = Agent(example.scripted_model(run, seen), tools=example.tool_functions(run), capabilities=[plateau], retries=0)
+    with pytest.raises(RunTripped):
+        asyncio.run(agent.run("fix it"))
+    ((_, verdicts),) = plateau.verdicts.items()
+    assert [v.action.value for v in verdicts] == ["continue", "continue", "steer", "trip"]
+    returns = [p for request in seen[-1] for p in getattr(request, "parts", []) if isinstance(p, ToolReturnPart)]
+    assert str(returns[-1].content).startswith(STEER_PREFIX) and returns[-1].outcome != "retried"

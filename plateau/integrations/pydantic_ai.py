@@ -17,7 +17,8 @@ interface the ``pydantic-ai-harness`` capabilities are built on)::
   the run stops before the next model request;
 - ``after_tool_execute``: observes the step (tool, arguments, result). A steer becomes a
   ``ModelRetry`` whose message is the steer (``[Plateau] …``) followed by the tool's result, so
-  the model reads both; it counts against the tool's retry budget (``Agent(retries=…)``). A trip
+  the model reads both; it counts against the tool's retry budget (``Agent(retries=…)``), and
+  once that is spent the steer leads the returned result instead of failing the run. A trip
   lets the result through and stops the run before the next model request;
 - ``before_model_request``: after a trip, raises :class:`~plateau.integrations.RunTripped` out of
   ``agent.run`` (every tool call of the history has its result; nothing more is sent to the model).
@@ -157,5 +158,8 @@ class PlateauCapability(AbstractCapability[Any]):
         if verdict.action is Action.STEER and verdict.message:
             message = steer_text(verdict.message)
             self.steers_injected[self.session.run_id].append(message)
-            raise ModelRetry(f"{message}\n\nThe call's result:\n{result}")
+            if getattr(ctx, "retry", 0) < getattr(ctx, "max_retries", 1):
+                raise ModelRetry(f"{message}\n\nThe call's result:\n{result}")
+            # the tool's retry budget is spent (a retry now would fail the run): the steer leads the result instead
+            return f"{message}\n\nThe call's result:\n{result}"
         return result

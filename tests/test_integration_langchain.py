@@ -99,3 +99,19 @@ def test_ainvoke_over_grpc_without_check(example: ModuleType, hashing_server: st
         assert run.tool_calls == len(verdicts) and remote.get_run(run_id).steps == len(verdicts)  # every call ran and was observed
         last = final["messages"][-1]
         assert isinstance(last, AIMessage) and last.name == "plateau" and len(model.inputs) == len(verdicts)
+
+
+def test_conversations_remembered_are_bounded(example: ModuleType, hashing_server: str) -> None:
+    """max_runs=2: a third conversation forgets the least recently active one; bad values are ValueError naming the field."""
+    with Client.remote(hashing_server) as remote:
+        middleware = PlateauMiddleware(remote, max_runs=2)
+        for n in range(3):
+            agent, _, _ = _agent(example, "healthy", middleware)
+            agent.invoke({"messages": [HumanMessage("fix it")]}, {"recursion_limit": 80, "configurable": {"thread_id": f"bounded-{n}"}})
+        assert list(middleware.verdicts) == ["langchain-bounded-1", "langchain-bounded-2"]
+        assert remote.get_run("langchain-bounded-0").steps == 9  # forgotten here, kept by Plateau
+    for bad in (0, -1, True, "2"):
+        with pytest.raises(ValueError, match="max_runs"):
+            PlateauMiddleware(remote, max_runs=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="on_trip"):
+        PlateauMiddleware(remote, on_trip="stop")  # type: ignore[arg-type]

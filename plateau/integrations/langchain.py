@@ -61,6 +61,8 @@ class PlateauMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         (:class:`~plateau.integrations.RunTripped` out of ``invoke``).
     tool_policy
         Per-tool rules each run declares (:mod:`plateau.policy`).
+    max_runs
+        How many conversations are remembered (see :class:`~plateau.integrations.langgraph.PlateauGuard`).
 
     Attributes
     ----------
@@ -76,9 +78,10 @@ class PlateauMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         check_before: bool = True,
         on_trip: Literal["raise", "end"] = "end",
         tool_policy: Mapping[str, Any] | None = None,
+        max_runs: int = 1024,
     ) -> None:
         super().__init__()
-        self.guard = _Guard(client, context=context, check_before=check_before, on_trip=on_trip, tool_policy=tool_policy)
+        self.guard = _Guard(client, context=context, check_before=check_before, on_trip=on_trip, tool_policy=tool_policy, max_runs=max_runs)
         self.tools = []
 
     @property

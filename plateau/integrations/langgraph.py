@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -266,6 +267,9 @@ class PlateauGuard:
         of ``invoke`` before the next model call).
     tool_policy
         Per-tool rules each run declares (:mod:`plateau.policy`).
+    max_runs
+        How many conversations are remembered (int >= 1; the least recently active is
+        forgotten first, with its ``verdicts``: a long-lived guard's memory stays bounded).
 
     Attributes
     ----------
@@ -285,17 +289,21 @@ class PlateauGuard:
         check_before: bool = True,
         on_trip: Literal["raise", "end"] = "end",
         tool_policy: Mapping[str, Any] | None = None,
+        max_runs: int = 1024,
     ) -> None:
         if on_trip not in ("raise", "end"):
             raise ValueError(f"on_trip: must be 'raise' or 'end', got {on_trip!r}")
+        if isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 1:
+            raise ValueError(f"max_runs: must be an integer >= 1, got {max_runs!r}")
         self.client = client
         self.context = context
         self.check_before = check_before
         self.on_trip = on_trip
         self.tool_policy = tool_policy
+        self.max_runs = max_runs
         self.verdicts: dict[str, list[Verdict]] = {}
         self.steers_injected: dict[str, list[str]] = {}
-        self._runs: dict[str, _Run] = {}
+        self._runs: OrderedDict[str, _Run] = OrderedDict()
         self._lock = threading.Lock()
 
     # ---------------------------------------------------------------- runs
@@ -308,7 +316,13 @@ class PlateauGuard:
         key = f"thread:{thread}" if thread is not None else f"message:{getattr(first, 'id', None)}"
         with self._lock:
             run = self._runs.get(key)
-            if run is None:
+            if run is not None:
+                self._runs.move_to_end(key)
+            else:
+                while len(self._runs) >= self.max_runs:
+                    _, old = self._runs.popitem(last=False)
+                    self.verdicts.pop(old.session.run_id, None)
+                    self.steers_injected.pop(old.session.run_id, None)
                 run_id = f"{self.name_prefix}-{thread}" if thread is not None else new_run_id(self.name_prefix)
                 asked = self.context
                 if asked is None:

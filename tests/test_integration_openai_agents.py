@@ -113,3 +113,53 @@ def test_observe_only_over_grpc(example: ModuleType, hashing_server: str) -> Non
     actions, hooks = asyncio.run(main())
     assert len(actions) == 6 and actions[-1] == "trip" and "steer" in actions
     assert hooks.refused == [] and hooks.tripped is None
+
+
+def test_trip_from_an_observation_stops_before_the_next_model_call(example: ModuleType, hashing_server: str) -> None:
+    """check_before off, over a real socket: every call runs, the observation that trips ends the run before the model is asked again."""
+    set_tracing_disabled(True)
+
+    async def main() -> tuple[PlateauRunHooks, Any, int]:
+        async with AsyncClient.remote(hashing_server) as remote:
+            hooks = PlateauRunHooks(remote, check_before=False)
+            model = example.scripted_model("loop", 12)
+            agent = Agent(
+                name="fixer", instructions="fix it", model=model, tools=[function_tool(f) for f in example.tool_functions(model.scenario)]
+            )
+            with pytest.raises(RunTripped):
+                await Runner.run(agent, "fix it", hooks=hooks, max_turns=12)
+            return hooks, model, (await remote.get_run(hooks.session.run_id)).steps
+
+    hooks, model, stored = asyncio.run(main())
+    assert hooks.tripped is not None and hooks.verdicts[-1] == hooks.tripped and hooks.refused == []
+    assert model.scenario.tool_calls == len(hooks.verdicts) == stored == len(model.calls)
+
+
+def test_parallel_calls_are_observed_one_step_each(example: ModuleType, hashing_server: str) -> None:
+    """Two calls per turn: each is its own step, numbered in order (observed one at a time), and the trip ends the run."""
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+
+    set_tracing_disabled(True)
+    run = example.scenario("loop")
+    counter = iter(range(100))
+
+    def respond(call: Any) -> list[Any]:
+        text, tool, args, _ = run.next_turn()
+        run.next_turn()  # the second call's answer is queued too
+        n = next(counter)
+        return [assistant_message(text), function_call(tool, args, call_id=f"a{n}"), function_call(tool, args, call_id=f"b{n}")]
+
+    model = ScriptedModel([ModelStep.respond(respond) for _ in range(8)])
+    agent = Agent(name="fixer", instructions="fix it", model=model, tools=[function_tool(f) for f in example.tool_functions(run)])
+
+    async def main() -> tuple[PlateauRunHooks, int]:
+        async with AsyncClient.remote(hashing_server) as remote:
+            hooks = PlateauRunHooks(remote)
+            with pytest.raises(RunTripped):
+                await Runner.run(agent, "fix it", hooks=hooks, max_turns=8)
+            return hooks, (await remote.get_run(hooks.session.run_id)).steps
+
+    hooks, stored = asyncio.run(main())
+    # both calls of a turn are checked before either is observed, so the trip here comes from observing the 4th
+    assert [v.step_index for v in hooks.verdicts] == list(range(stored)) and hooks.verdicts[-1] == hooks.tripped
+    assert run.tool_calls == stored == 4 and len(model.calls) == 2  # two turns of two calls; no third model call

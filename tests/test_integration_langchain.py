@@ -115,3 +115,7 @@ def test_conversations_remembered_are_bounded(example: ModuleType, hashing_serve
             PlateauMiddleware(remote, max_runs=bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="on_trip"):
         PlateauMiddleware(remote, on_trip="stop")  # type: ignore[arg-type]
+    from plateau import AsyncClient
+
+    with pytest.raises(ValueError, match="client"):
+        PlateauMiddleware(AsyncClient.remote(hashing_server))

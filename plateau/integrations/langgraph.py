@@ -295,6 +295,8 @@ class PlateauGuard:
             raise ValueError(f"on_trip: must be 'raise' or 'end', got {on_trip!r}")
         if isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 1:
             raise ValueError(f"max_runs: must be an integer >= 1, got {max_runs!r}")
+        if asyncio.iscoroutinefunction(getattr(client, "observe", None)):
+            raise ValueError("client: needs a plateau.Client (the async graph calls it in a worker thread), got an AsyncClient")
         self.client = client
         self.context = context
         self.check_before = check_before

@@ -62,6 +62,7 @@ from plateau import convert
 from plateau.auth import ServerTls, TokenTable
 from plateau.engine import Engine
 from plateau.errors import ERROR_DOMAIN, InvalidArgument, LimitExceeded, PlateauError, StoreUnavailable
+from plateau.integrations import otel_server_interceptors
 from plateau.metrics import Metrics
 from plateau.v1 import plateau_pb2 as pb
 
@@ -716,6 +717,7 @@ async def start_server(
     """
     config = engine.config
     server = grpc.aio.server(
+        interceptors=otel_server_interceptors(),  # call spans with PLATEAU_OTEL=1 and the otel extra; none otherwise
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),

@@ -7,18 +7,23 @@ STAMP  := $(VENV)/.installed
 PATHS  ?= examples
 TORCH  := torch==2.13.0
 
-.PHONY: demo test install lint proto docs netns-demo
+.PHONY: demo test install lint proto docs netns-demo dist
 
 $(STAMP): pyproject.toml Makefile
+	@echo "make: installing into $(VENV): $(TORCH) (CPU build), sentence-transformers, the embedding model and Plateau with its dev"
+	@echo "make: extras, about 1.9 GB; on a fresh machine this takes several minutes (most of it downloading), afterwards seconds."
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "$(TORCH)" -e ".[dev]"
+	$(PY) -m pip install "$(TORCH)" -e ".[dev]"
 	touch $(STAMP)
 
 install: $(STAMP)
 
 ## Start a Plateau server on loopback, replay runs through it over gRPC, print verdicts, stop.
-demo: $(STAMP)
+## PATHS are checked before anything is installed: a missing one fails in one line.
+demo:
+	@for p in $(PATHS); do test -e "$$p" || { echo "make demo: PATHS: $$p does not exist (give case files, .traj files or folders of them, e.g. examples demo/runs)"; exit 2; }; done
+	@$(MAKE) --no-print-directory $(STAMP)
 	$(VENV)/bin/plateau demo $(PATHS)
 
 ## The whole test suite (real model, real gRPC server on loopback).
@@ -28,6 +33,11 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check plateau tests scripts
 	$(VENV)/bin/mypy plateau
+
+## The wheel and the sdist under dist/ (python -m build; a release workflow publishes them on a tag).
+dist: $(STAMP)
+	rm -rf dist
+	$(PY) -m build --outdir dist .
 
 proto: $(STAMP)
 	$(PY) scripts/gen_proto.py

@@ -23,7 +23,11 @@ if TYPE_CHECKING:  # what type checkers see; at run time the names are imported 
     from plateau.stream import StreamGuard
     from plateau.types import RunInfo, Step, Verdict
 
-__version__ = "0.1.0"
+    __version__: str
+
+#: The distribution whose installed metadata holds the version (pyproject.toml is the one place
+#: it is written; ``__version__`` is read from the metadata on first use).
+DISTRIBUTION = "plateau-breaker"
 
 #: Public name → the module that defines it.
 _EXPORTS = {
@@ -56,7 +60,21 @@ __all__ = [
 ]
 
 
+def _version() -> str:
+    """The installed version of :data:`DISTRIBUTION` (``importlib.metadata``), or ``"0+unknown"``
+    for a source tree that is on ``sys.path`` without being installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> object:
+    if name == "__version__":
+        globals()[name] = value = _version()
+        return value
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'plateau' has no attribute {name!r}")

@@ -23,10 +23,10 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping, Seq
 from typing import Any
 
 from plateau.auth import ClientTls
-from plateau.client import _as_step
+from plateau.client import _PAGE, _as_step, _check_limit, _history_consistent, _merge_history
 from plateau.errors import InvalidArgument, PlateauError, is_unavailable
 from plateau.failure import OnUnavailable, check_policy, fallback_verdict
-from plateau.types import RunInfo, Step, Verdict
+from plateau.types import RunHistory, RunInfo, RunSummary, Step, Verdict
 
 __all__ = ["AsyncClient"]
 
@@ -63,8 +63,14 @@ class AsyncClient:
         on_unavailable: OnUnavailable = "raise",
     ) -> AsyncClient:
         """An in-process client over an :class:`~plateau.engine.Engine` (arguments as for
-        :meth:`plateau.client.Client.local`); engine calls run in worker threads."""
-        from plateau.engine import Engine
+        :meth:`plateau.client.Client.local`); engine calls run in worker threads. In a
+        client-only install it raises ``ModuleNotFoundError`` naming the ``engine`` extra."""
+        try:
+            from plateau.engine import Engine
+        except ModuleNotFoundError as exc:
+            from plateau.client import engine_extra_missing
+
+            raise engine_extra_missing(exc, "AsyncClient.local()") from exc
 
         return cls(_AsyncLocal(engine or Engine(config, embedder), tenant), on_unavailable=on_unavailable)
 
@@ -132,6 +138,34 @@ class AsyncClient:
     async def get_run(self, run_id: str) -> RunInfo:
         """The run's state; ``RunNotFound`` for an unknown run."""
         return await self._backend.get_run(run_id)
+
+    async def list_runs(self, *, limit: int | None = None) -> list[RunSummary]:
+        """This client's runs, newest first; at most ``limit`` (see
+        :meth:`plateau.client.Client.list_runs`)."""
+        limit = _check_limit(limit)
+        out: list[RunSummary] = []
+        token = ""
+        while True:
+            size = _PAGE if limit is None else min(_PAGE, limit - len(out))
+            runs, token = await self._backend.list_runs(size, token)
+            out.extend(runs)
+            if not token or (limit is not None and len(out) >= limit):
+                return out if limit is None else out[:limit]
+
+    async def run_history(self, run_id: str) -> RunHistory:
+        """Every step the run accepted with its verdict and time (see
+        :meth:`plateau.client.Client.run_history`); ``RunNotFound`` for an unknown run."""
+        for _ in range(3):
+            pages: list[RunHistory] = []
+            token = ""
+            while True:
+                history, token = await self._backend.run_history(run_id, _PAGE, token)
+                pages.append(history)
+                if not token:
+                    break
+            if _history_consistent(pages):
+                break
+        return _merge_history(pages)
 
     async def reset_run(self, run_id: str) -> RunInfo:
         """Forget the run's steps and calibration; ``RunNotFound`` for an unknown run."""
@@ -210,6 +244,18 @@ class _AsyncLocal:
     async def get_run(self, run_id: str) -> RunInfo:
         info: RunInfo = await asyncio.to_thread(self.engine.get_run, run_id, tenant=self.tenant)
         return info
+
+    async def list_runs(self, page_size: int, token: str) -> tuple[list[RunSummary], str]:
+        page: tuple[list[RunSummary], str] = await asyncio.to_thread(
+            self.engine.list_runs, tenant=self.tenant, page_size=page_size, page_token=token
+        )
+        return page
+
+    async def run_history(self, run_id: str, page_size: int, token: str) -> tuple[RunHistory, str]:
+        page: tuple[RunHistory, str] = await asyncio.to_thread(
+            self.engine.run_history, run_id, tenant=self.tenant, page_size=page_size, page_token=token
+        )
+        return page
 
     async def reset_run(self, run_id: str) -> RunInfo:
         info: RunInfo = await asyncio.to_thread(self.engine.reset_run, run_id, tenant=self.tenant)
@@ -367,6 +413,20 @@ class _AsyncRemote:
         from plateau.v1 import plateau_pb2 as pb
 
         return await self._run_call("ResetRun", pb.ResetRunRequest(run_id=run_id))
+
+    async def list_runs(self, page_size: int, token: str) -> tuple[list[RunSummary], str]:
+        from plateau import convert
+        from plateau.v1 import plateau_pb2 as pb
+
+        msg = await self._unary("ListRuns", pb.ListRunsRequest(page_size=page_size, page_token=token))
+        return [convert.run_summary_from_pb(r) for r in msg.runs], msg.next_page_token
+
+    async def run_history(self, run_id: str, page_size: int, token: str) -> tuple[RunHistory, str]:
+        from plateau import convert
+        from plateau.v1 import plateau_pb2 as pb
+
+        request = pb.GetRunHistoryRequest(run_id=run_id, page_size=page_size, page_token=token)
+        return convert.run_history_from_pb(await self._unary("GetRunHistory", request))
 
     async def end_run(self, run_id: str) -> RunInfo:
         from plateau.v1 import plateau_pb2 as pb

@@ -1,4 +1,4 @@
-"""OpenAI-style chat message lists → Plateau steps (FORMAT.md step dicts).
+"""OpenAI-style chat message lists → Plateau steps (step dicts of docs/format.md).
 
 Most agent logs are, or contain, an OpenAI chat message list: ``system``, ``user``,
 ``assistant`` (with ``tool_calls``) and ``tool`` messages. :func:`steps_from_messages` turns one
@@ -97,7 +97,7 @@ def context_of(messages: Iterable[Mapping[str, Any]]) -> str | None:
 
 
 def steps_from_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The steps of one chat message list, in order (FORMAT.md step dicts).
+    """The steps of one chat message list, in order (step dicts of docs/format.md).
 
     Parameters
     ----------

@@ -1,15 +1,22 @@
 """The ``plateau`` command line.
 
 - ``plateau serve [--host H] [--port P] [--model PATH] [--backend onnx|torch] [--store SPEC] [--tokens-file F]
-  [--tls-cert F --tls-key F [--tls-client-ca F]] [--metrics-port P] [--torch-threads N]
+  [--tls-cert F --tls-key F [--tls-client-ca F]] [--metrics-port P] [--ui-port P] [--torch-threads N]
   [limits…]``: the gRPC service; runs persist in SQLite by default (``--store memory`` for
-  ephemeral runs).
-- ``plateau replay PATH... [--jsonl] [--remote HOST:PORT]``: a verdict per step of recorded
-  runs (labelled cases or SWE-agent ``.traj`` files), in process or against a server.
+  ephemeral runs); ``--ui-port`` adds the read-only runs page (:mod:`plateau.ui`).
+- ``plateau runs`` and ``plateau show RUN`` (``[--remote TARGET] [--token T] [--json]``): a
+  server's runs, and one run's verdict on every step (:mod:`plateau.cli_runs`).
+- ``plateau replay PATH... [--jsonl] [--remote TARGET [--token T] [--tls-ca PEM] [--tls-cert PEM
+  --tls-key PEM]]``: a verdict per step of recorded runs (labelled cases or SWE-agent ``.traj``
+  files), in process or against a server.
 - ``plateau demo [PATH...]``: start a server on loopback, replay runs through it over gRPC as
   a remote agent would, print the verdicts, stop the server.
-- ``plateau guard PATH... [--jsonl] [--remote HOST:PORT]``: feed stream cases to the stream
+- ``plateau guard PATH... [--jsonl] [--remote TARGET ...]``: feed stream cases to the stream
   guard chunk by chunk.
+
+Every command that talks to a server takes the same connection options
+(:func:`connection_options`): ``--token`` (or ``$PLATEAU_TOKEN``), ``--tls-ca``, ``--tls-cert``
+and ``--tls-key``. A TARGET without a port uses port 50051, ``plateau serve``'s default.
 
 Logs and progress go to stderr; with ``--jsonl`` stdout carries only JSON lines. ``replay`` and
 ``demo`` show a progress bar only when stderr is a terminal, kept below their output.
@@ -29,7 +36,7 @@ from typing import Any, TextIO
 
 from plateau.errors import ModelUnavailable, PlateauError
 
-__all__ = ["UsageError", "main"]
+__all__ = ["TOKEN_ENV", "UsageError", "client_tls", "connection_options", "main", "remote_client"]
 
 log = logging.getLogger("plateau")
 
@@ -49,6 +56,7 @@ _EXTRA_OF = {
     "grpc_health": "server",
     "grpc_reflection": "server",
     "prometheus_client": "server",
+    "pythonjsonlogger": "server",
     "matplotlib": "plot",
 }
 
@@ -216,6 +224,65 @@ def _add_engine_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+#: The environment variable ``--token`` falls back to (client side; the server reads ``PLATEAU_TOKENS``).
+TOKEN_ENV = "PLATEAU_TOKEN"
+
+
+def connection_options() -> _Parser:
+    """The options of every command that talks to a server, as an argparse parent parser.
+
+    ``--token`` (default ``$PLATEAU_TOKEN``), ``--tls-ca`` (a CA file, or ``system`` for the
+    system's roots), ``--tls-cert``/``--tls-key`` (a client certificate for mutual TLS). Any
+    ``--tls-*`` option turns TLS on. Pass it as ``parents=[connection_options()]``; build the
+    client with :func:`remote_client`.
+    """
+    parent = _Parser(add_help=False)
+    group = parent.add_argument_group("server connection (a TARGET without a port uses 50051)")
+    group.add_argument("--token", metavar="TOKEN", help=f"bearer token for a server started with --tokens-file (default: ${TOKEN_ENV})")
+    group.add_argument(
+        "--tls-ca", metavar="PEM", help="use TLS, trusting this CA for the server's certificate ('system': the system's roots)"
+    )
+    group.add_argument("--tls-cert", metavar="PEM", help="client certificate for a server that requires mutual TLS (with --tls-key)")
+    group.add_argument("--tls-key", metavar="PEM", help="the private key of --tls-cert")
+    return parent
+
+
+def _connection_given(args: argparse.Namespace) -> list[str]:
+    """The connection options given on the command line (not the environment's token)."""
+    return ["--" + n.replace("_", "-") for n in ("token", "tls_ca", "tls_cert", "tls_key") if getattr(args, n, None) is not None]
+
+
+def remote_client(args: argparse.Namespace, target: str, environ: Mapping[str, str] | None = None, **kwargs: Any) -> Any:
+    """A :meth:`Client.remote <plateau.client.Client.remote>` of ``target`` with the options of
+    :func:`connection_options` (``kwargs`` go to ``Client.remote``).
+
+    Raises
+    ------
+    InvalidArgument
+        A PEM file that cannot be read, ``--tls-cert`` without ``--tls-key`` (or the reverse),
+        a malformed target or token.
+    """
+    import os
+
+    from plateau.client import Client
+
+    token = args.token if args.token is not None else (os.environ if environ is None else environ).get(TOKEN_ENV) or None
+    return Client.remote(target, token=token, tls=client_tls(args), **kwargs)
+
+
+def client_tls(args: argparse.Namespace) -> Any:
+    """The :class:`~plateau.auth.ClientTls` of the ``--tls-*`` options, or None (plaintext) when none is given.
+
+    Raises ``InvalidArgument`` naming a PEM file that cannot be read, or ``--tls-cert`` without ``--tls-key``.
+    """
+    from plateau.auth import ClientTls
+
+    if args.tls_ca is None and args.tls_cert is None and args.tls_key is None:
+        return None
+    ca = None if args.tls_ca == "system" else args.tls_ca
+    return ClientTls.from_files(ca=ca, cert=args.tls_cert, key=args.tls_key)
+
+
 class ServerThread:
     """A Plateau server on its own event loop in a background thread (for ``demo`` and tests).
 
@@ -288,6 +355,7 @@ class ServerThread:
 _LIMIT_OPTIONS = (
     ("max_runs_per_tenant", int, "runs one tenant may hold"),
     ("max_steps_per_run", int, "steps one run may hold"),
+    ("max_run_state_bytes", int, "largest learned state of one run in bytes, as stored"),
     ("max_message_bytes", int, "largest request in bytes"),
     ("max_field_chars", int, "longest text/args/result field in characters"),
     ("max_concurrent_streams", int, "open streaming calls"),
@@ -312,7 +380,7 @@ def _serve_engine(args: argparse.Namespace) -> Any:
     if spec == "sqlite" and args.port == 0:
         spec = "memory"
         log.info("--port 0: runs are kept in memory (pass --store sqlite:PATH to keep them across restarts)")
-    store = open_store(spec, port=args.port)
+    store = open_store(spec, port=args.port, password_file=args.store_password_file)
     log.info("run store: %s", default_sqlite_path(args.port) if spec == "sqlite" else getattr(store, "_safe_url", lambda: spec)())
     if args.embedder == "hashing":
         from plateau.embed import HashingEmbedder
@@ -353,10 +421,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         metrics = Metrics()
     engine = _serve_engine(args)
+    page = None
     try:
         if metrics is not None:
             port = metrics.serve_http(args.metrics_host, args.metrics_port)
             log.info("metrics on http://%s:%d/metrics", args.metrics_host, port)
+        if args.ui_port is not None:
+            from plateau.ui import RunsPage
+
+            try:
+                page = RunsPage(engine, auth, args.ui_host, args.ui_port, certfile=args.tls_cert, keyfile=args.tls_key).start()
+            except OSError as exc:
+                raise ValueError(f"--ui-port: cannot serve the runs page on {args.ui_host}:{args.ui_port}: {exc.strerror or exc}") from None
+            if auth is None and args.ui_host not in ("127.0.0.1", "localhost", "::1"):
+                log.warning("no --tokens-file: the runs page shows every run to anyone who can reach %s", page.url)
+            if json_logs:
+                log.info("runs page on %s", page.url, extra={"ui": page.url})
+            else:
+                print(f"plateau: runs page on {page.url}" + (" (?token=TOKEN or Authorization: Bearer)" if auth else ""),
+                      file=sys.stderr, flush=True)
 
         def ready(port: int) -> None:
             mode = ("mutual TLS" if tls.client_ca else "TLS") if tls else "plaintext"
@@ -375,6 +458,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 raise ValueError(str(exc)) from None
             raise
     finally:
+        if page is not None:
+            page.stop()
         engine.close()
         if metrics is not None:
             metrics.close()
@@ -412,11 +497,13 @@ def _load(paths: Sequence[str]) -> list[Any]:
     return runs
 
 
-def replay_paths(client: Any, runs: Sequence[Any], jsonl: bool, out: TextIO) -> int:
+def replay_paths(client: Any, runs: Sequence[Any], jsonl: bool, out: TextIO, actions_of: dict[str, list[str]] | None = None) -> int:
     """Replay ``runs`` (from :func:`plateau.replay.load_runs`) through ``client``, printing verdicts to ``out``.
 
     A progress bar is shown on stderr only when stderr is a terminal, and below the output:
-    each piece of output is written with the bar cleared and redrawn after it.
+    each piece of output is written with the bar cleared and redrawn after it. ``actions_of``,
+    when given, receives each run's actions in step order (``"continue"``, ``"steer"``, ``"trip"``)
+    under the run's id.
     """
     from plateau.progress import progress, write
     from plateau.replay import replay_run, verdict_row
@@ -431,6 +518,8 @@ def replay_paths(client: Any, runs: Sequence[Any], jsonl: bool, out: TextIO) -> 
         for _, _, verdict in replay_run(client, run):
             actions.append(verdict.action.value)
             write(out, json.dumps(verdict_row(run.id, verdict), ensure_ascii=False) + "\n" if jsonl else _table_row(verdict))
+        if actions_of is not None:
+            actions_of[run.id] = actions
         if not jsonl:
             marks = "".join(_ACTION_MARK[a] if a != "continue" else "." for a in actions)
             write(out, f"   verdicts: {marks}   (. continue, S steer, T trip)\n")
@@ -444,25 +533,75 @@ def cmd_replay(args: argparse.Namespace) -> int:
         given = ["--" + n.replace("_", "-") for n in _ENGINE_OPTIONS if getattr(args, n) not in (None, False)]
         if given:
             raise UsageError(f"{', '.join(given)}: not allowed with --remote (the server's own settings apply; set them on plateau serve)")
+    elif _connection_given(args):
+        raise UsageError(f"{', '.join(_connection_given(args))}: only with --remote TARGET")
     runs = _load(args.paths)
     if args.remote:
-        client = Client.remote(args.remote)
+        client = remote_client(args, args.remote)
     else:
         client = Client.local(engine=_engine(args))
     with client:
         return replay_paths(client, runs, args.jsonl, sys.stdout)
 
 
+def demo_bottom_line(runs: Sequence[Any], actions_of: Mapping[str, Sequence[str]], streams: Sequence[tuple[Any, int | None]]) -> str:
+    """The demo's last line: runs steered and tripped, streams cut, and the tokens saved.
+
+    ``runs`` are :class:`plateau.replay.Run` objects, ``actions_of`` their actions by run id (as
+    :func:`replay_paths` fills it), ``streams`` pairs of a stream case
+    (:class:`plateau.harness.StreamCase`) and the chunk the guard fired at (None: not cut).
+    Tokens saved are estimated as characters / 4 (:func:`plateau.harness.estimate_tokens`): the
+    steps of a recording after its first trip, which a guarded agent never takes, and the chunks
+    of a stream after the cut, which it never reads.
+    """
+    from plateau.harness import CHARS_PER_TOKEN, step_tokens
+
+    steered = sum(1 for run in runs if "steer" in actions_of.get(run.id, ()))
+    tripped = 0
+    saved = 0
+    for run in runs:
+        actions = list(actions_of.get(run.id, ()))
+        if "trip" in actions:
+            tripped += 1
+            saved += sum(step_tokens(step) for step in run.steps[actions.index("trip") + 1 :])
+    cut = 0
+    for case, fired_at in streams:
+        if fired_at is not None:
+            cut += 1
+            saved += -(-sum(len(c) for c in case.chunks[fired_at + 1 :]) // CHARS_PER_TOKEN)
+    runs_part = f"{len(runs)} run{'s' if len(runs) != 1 else ''}: {steered} steered, {tripped} tripped"
+    streams_part = f"; {len(streams)} stream{'s' if len(streams) != 1 else ''}: {cut} cut" if streams else ""
+    return f"plateau demo: {runs_part}{streams_part}; ~{saved:,} tokens saved (steps and chunks a guarded agent skips; 4 chars a token)"
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from plateau.client import Client
+    from plateau.harness import load_streams
+    from plateau.replay import load_runs
 
-    runs = _load(args.paths)
+    runs = load_runs(args.paths)  # read before anything slow starts (a bad path fails fast)
+    cases = load_streams(args.paths)
+    if not runs and not cases:
+        raise ValueError("no step runs or stream cases found under " + " ".join(args.paths))
     engine = _engine(args)
+    actions_of: dict[str, list[str]] = {}
+    streams: list[tuple[Any, int | None]] = []
     with ServerThread(engine, "127.0.0.1", 0) as server:
         print(f"plateau demo: server listening on {server.target}; replaying as a remote agent over gRPC", file=sys.stderr, flush=True)
         with Client.remote(server.target) as client:
-            code = replay_paths(client, runs, args.jsonl, sys.stdout)
+            code = replay_paths(client, runs, args.jsonl, sys.stdout, actions_of)
+            for case in cases:
+                fired_at = None
+                for i, result in enumerate(client.guard_stream((case.channel, c) for c in case.chunks)):
+                    if result.fired:
+                        fired_at = i
+                        break
+                streams.append((case, fired_at))
+                if not args.jsonl:
+                    status = f"cut at chunk {fired_at + 1} of {len(case.chunks)}" if fired_at is not None else "read to the end"
+                    print(f"\n== stream {case.id}: {status}", flush=True)
     print("plateau demo: server stopped", file=sys.stderr)
+    print(demo_bottom_line(runs, actions_of, streams), file=sys.stderr if args.jsonl else sys.stdout, flush=True)
     return code
 
 
@@ -470,7 +609,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_guard(args: argparse.Namespace) -> int:
     from plateau.client import Client
 
-    client = Client.remote(args.remote) if args.remote else Client(_local_guard_backend())
+    if not args.remote and _connection_given(args):
+        raise UsageError(f"{', '.join(_connection_given(args))}: only with --remote TARGET")
+    client = remote_client(args, args.remote) if args.remote else Client(_local_guard_backend())
     files: list[Path] = []
     for raw in args.paths:
         p = Path(raw)
@@ -555,6 +696,11 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
         "sqlite:PATH, memory (lost on exit), or redis://HOST:PORT/DB (runs shared by several replicas)",
     )
     p.add_argument(
+        "--store-password-file",
+        metavar="PATH",
+        help="the Redis password, first line of this file (or $PLATEAU_REDIS_PASSWORD); a password in --store shows in ps",
+    )
+    p.add_argument(
         "--torch-threads",
         type=_torch_threads,
         metavar="N",
@@ -569,6 +715,14 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
     p.add_argument("--tls-client-ca", metavar="PEM", help="require client certificates signed by this CA (mutual TLS)")
     p.add_argument("--metrics-port", type=int, metavar="PORT", help="serve Prometheus metrics on this HTTP port (0 picks one)")
     p.add_argument("--metrics-host", default="127.0.0.1", help="address of the metrics endpoint (default: %(default)s)")
+    p.add_argument(
+        "--ui-port",
+        type=int,
+        metavar="PORT",
+        help="serve a read-only page of the runs (each run's verdict timeline with reasons) on this HTTP port (0 picks one); "
+        "behind the same tokens (Authorization: Bearer, or ?token= in a browser); HTTPS with --tls-cert",
+    )
+    p.add_argument("--ui-host", default="127.0.0.1", help="address of the runs page (default: %(default)s)")
     p.add_argument("--log-format", choices=("text", "json"), default="text", help="log lines as text or JSON objects")
     p.add_argument(
         "--drain-seconds",
@@ -582,13 +736,14 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
         p.add_argument("--" + name.replace("_", "-"), type=kind, metavar="N", help=f"limit: {what}")
     p.set_defaults(func=cmd_serve)
 
-    p = sub.add_parser("replay", help="print a verdict per step of recorded runs")
+    connection = connection_options()
+    p = sub.add_parser("replay", help="print a verdict per step of recorded runs", parents=[connection])
     p.add_argument("paths", nargs="+", metavar="PATH", help=(
         "case files (.json), SWE-agent trajectories (.traj), mini-swe-agent runs (.traj.json), "
         "tau-bench run lists (.json with a 'traj' per run), or folders of them"
     ))
     p.add_argument("--jsonl", action="store_true", help="one JSON object per step on stdout")
-    p.add_argument("--remote", metavar="HOST:PORT", help="send the steps to a running server")
+    p.add_argument("--remote", metavar="TARGET", help="send the steps to a running server (HOST:PORT; HOST alone: port 50051)")
     _add_engine_options(p)
     p.set_defaults(func=cmd_replay)
 
@@ -598,15 +753,16 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
     _add_engine_options(p)
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("guard", help="feed stream cases to the stream guard chunk by chunk")
+    p = sub.add_parser("guard", help="feed stream cases to the stream guard chunk by chunk", parents=[connection])
     p.add_argument("paths", nargs="+", metavar="PATH", help="stream case files or folders")
     p.add_argument("--jsonl", action="store_true", help="one JSON object per chunk on stdout")
-    p.add_argument("--remote", metavar="HOST:PORT", help="use a running server")
+    p.add_argument("--remote", metavar="TARGET", help="use a running server (HOST:PORT; HOST alone: port 50051)")
     p.set_defaults(func=cmd_guard)
 
-    from plateau import cli_eval
+    from plateau import cli_eval, cli_runs
 
     cli_eval.register(sub)
+    cli_runs.register(sub)
     return parser
 
 

@@ -5,7 +5,8 @@
   (:mod:`plateau.evalrun`, scored by :mod:`plateau.evaluate`). Tables on stdout, a progress
   bar on stderr; with ``--json`` stdout carries one JSON object.
 - ``plateau plot CASE [--case ID] [-o PNG]``: Plateau's signals and verdicts on every step of
-  one run, as a picture (:mod:`plateau.plot`).
+  one run, as a picture (:mod:`plateau.plot`); ``plateau plot --remote HOST:PORT RUN`` draws the
+  same picture from a run's history on a server (``GetRunHistory``).
 
 The logic lives in :mod:`plateau.evalrun` and :mod:`plateau.plot`; this module only parses
 arguments, loads the model once and prints.
@@ -128,8 +129,34 @@ def find_case(path: str | Path, case_id: str | None = None) -> dict[str, Any]:
     return case
 
 
+def _plot_remote(args: argparse.Namespace) -> int:
+    """Draw run ``args.case_path`` from its history on the server ``args.remote``."""
+    from plateau.cli import _ENGINE_OPTIONS, UsageError, remote_client
+    from plateau.plot import history_trace, outcome_text, save_plot
+
+    given = ["--" + n.replace("_", "-") for n in _ENGINE_OPTIONS if getattr(args, n, None) not in (None, False)]
+    if given or args.case:
+        given += ["--case"] if args.case else []
+        raise UsageError(f"{', '.join(given)}: not allowed with --remote (the run was judged by the server; RUN is its id)")
+    with remote_client(args, args.remote) as client:
+        history = client.run_history(args.case_path)
+    if not history.steps:
+        raise ValueError(f"run {args.case_path!r} has no steps to draw")
+    trace = history_trace(history)
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in history.run.run_id)[:100]
+    out = Path(args.output) if args.output else Path(f"plot-{safe}.png")
+    if out.parent and not out.parent.exists():
+        raise FileNotFoundError(f"-o: folder {out.parent} does not exist")
+    save_plot(trace, out, dpi=args.dpi)
+    print(f"{out}: {history.run.run_id}: {outcome_text(trace)}")
+    return 0
+
+
 def cmd_plot(args: argparse.Namespace) -> int:
-    """Replay one run through Plateau in process and draw its signals and verdicts to a PNG."""
+    """Replay one run through Plateau in process and draw its signals and verdicts to a PNG
+    (with ``--remote``: draw a run a server judged, from its history)."""
+    if args.remote:
+        return _plot_remote(args)
     from plateau.engine import Engine
     from plateau.evalrun import trace_steps_case
     from plateau.plot import outcome_text, save_plot
@@ -148,13 +175,13 @@ def cmd_plot(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------- parser
 def register(sub: Any) -> None:
     """Add the evaluation subcommands to ``sub`` (an argparse subparsers action)."""
-    from plateau.cli import _add_engine_options
+    from plateau.cli import _add_engine_options, connection_options
     from plateau.evalrun import DETECTORS
 
     p = sub.add_parser(
         "eval",
         help="score labelled cases with Plateau or a baseline (--compare: all side by side)",
-        description="Score labelled cases (shared/benchmark/FORMAT.md, both levels) and print per-case scores and totals.",
+        description="Score labelled cases (docs/format.md, both levels) and print per-case scores and totals.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="labelled case files (.json) or folders of them")
     which = p.add_mutually_exclusive_group()
@@ -168,12 +195,18 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser(
         "plot",
+        parents=[connection_options()],
         help="draw Plateau's signals and verdicts on every step of one run (PNG)",
         description="Replay one run through Plateau and draw movement, baseline band, stall score and verdicts per step.",
     )
-    p.add_argument("case_path", metavar="CASE", help="a case file (.json), a SWE-agent trajectory (.traj), or a folder with --case")
+    p.add_argument(
+        "case_path",
+        metavar="CASE",
+        help="a case file (.json), a SWE-agent trajectory (.traj), or a folder with --case; with --remote, the id of a run on the server",
+    )
     p.add_argument("--case", metavar="ID", help="the run's id (or a unique prefix) when CASE is a folder")
     p.add_argument("-o", "--output", metavar="PNG", help="image to write (default plot-<id>.png; .svg and .pdf work too)")
     p.add_argument("--dpi", type=int, default=110, help="resolution of the image (default 110)")
+    p.add_argument("--remote", metavar="TARGET", help="draw run CASE (a run id) as this server judged it, from its history")
     _add_engine_options(p)
     p.set_defaults(func=cmd_plot)

@@ -45,9 +45,9 @@ from typing import Any
 from plateau.auth import ClientTls
 from plateau.errors import InvalidArgument, PlateauError, is_unavailable
 from plateau.failure import OnUnavailable, check_policy, fallback_verdict
-from plateau.types import RunInfo, Step, Verdict
+from plateau.types import RunHistory, RunInfo, RunSummary, Step, Verdict
 
-__all__ = ["Client", "service_config"]
+__all__ = ["DEFAULT_PORT", "ENGINE_INSTALL", "Client", "engine_extra_missing", "service_config", "with_port"]
 
 #: The gRPC service whose methods the retry policy covers.
 _SERVICE = "plateau.v1.Plateau"
@@ -82,8 +82,55 @@ def service_config(attempts: int = 5, initial_backoff: float = 0.1, max_backoff:
     )
 
 
+#: The port a target without one uses: the port ``plateau serve`` listens on by default. gRPC's
+#: own default for a target without a port is 443 (HTTPS), which a Plateau server never uses.
+DEFAULT_PORT = 50051
+
+#: Target prefixes that name a gRPC resolver (``dns:///``, ``unix:``, ``ipv4:``…): passed as given.
+_SCHEMES = ("dns:", "unix:", "unix-abstract:", "ipv4:", "ipv6:", "vsock:", "xds:")
+
+
+def with_port(target: str) -> str:
+    """``target`` with :data:`DEFAULT_PORT` added when it names no port.
+
+    ``"plateau.internal"`` → ``"plateau.internal:50051"``, ``"::1"`` and ``"[::1]"`` →
+    ``"[::1]:50051"``; a target with a port, or a gRPC resolver URI (``dns:///h:p``,
+    ``unix:/path``), is returned unchanged.
+
+    Raises
+    ------
+    InvalidArgument
+        ``target`` is empty or its port is not a number 1–65535 (the message starts with ``target``).
+    """
+    text = target.strip()
+    if not text:
+        raise InvalidArgument("target", "must be 'host:port' or 'host' (port 50051), got an empty string")
+    if text.lower().startswith(_SCHEMES):
+        return text
+    if text.startswith("["):  # [v6] or [v6]:port
+        host, close, rest = text[1:].partition("]")
+        if not close or not host or (rest and not rest.startswith(":")):
+            raise InvalidArgument("target", f"{target!r} must be 'host:port', '[v6]:port' or a host alone (port {DEFAULT_PORT})")
+        port = rest[1:] if rest else str(DEFAULT_PORT)
+        host = f"[{host}]"
+    elif text.count(":") > 1:  # a bare IPv6 address: no port can be told apart
+        try:
+            ipaddress.IPv6Address(text)
+        except ValueError:
+            raise InvalidArgument("target", f"{target!r} must be 'host:port', '[v6]:port' or a host alone (port {DEFAULT_PORT})") from None
+        host, port = f"[{text}]", str(DEFAULT_PORT)
+    else:
+        host, sep, port = text.partition(":")
+        port = port if sep else str(DEFAULT_PORT)
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise InvalidArgument(
+            "target", f"{target!r}: the port must be a number 1-65535 ('host:port', or a host alone for port {DEFAULT_PORT})"
+        )
+    return f"{host}:{port}"
+
+
 def _split_host_port(target: str) -> tuple[str, str]:
-    host, sep, port = target.rpartition(":")
+    host, sep, port = with_port(target).rpartition(":")
     if not sep or not host or not port.isdigit():
         raise InvalidArgument("target", f"{target!r} must be 'host:port'")
     return host.strip("[]"), port
@@ -92,12 +139,13 @@ def _split_host_port(target: str) -> tuple[str, str]:
 def _channel_target(targets: Sequence[str]) -> tuple[str, str | None]:
     """One gRPC target for ``targets`` and the authority to present (None: gRPC's default).
 
-    One target is used as given (gRPC's DNS resolver returns every address of a name). Several
-    become a static address list (``ipv4:a:p,b:p`` or ``ipv6:``); host names among them are
-    resolved once, here, and the first name is the authority (TLS checks it).
+    One target is used as given, port 50051 added when it names none (:func:`with_port`; gRPC's
+    DNS resolver returns every address of a name). Several become a static address list
+    (``ipv4:a:p,b:p`` or ``ipv6:``); host names among them are resolved once, here, and the
+    first name is the authority (TLS checks it).
     """
     if len(targets) == 1:
-        return targets[0], None
+        return with_port(targets[0]), None
     addresses: list[tuple[int, str]] = []
     authority = None
     for target in targets:
@@ -131,6 +179,46 @@ def _as_step(step: Step | Mapping[str, Any], index: int | None = None) -> Step:
             raise InvalidArgument("step.index", "is required")
         return Step.from_dict(step, idx)
     raise InvalidArgument("step", f"must be a Step or a mapping, got {type(step).__name__}")
+
+
+def _check_limit(limit: object) -> int | None:
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidArgument("limit", f"must be an integer >= 1 or None, got {limit!r}")
+    return limit
+
+
+#: Page size the clients ask for (the server's most, ``plateau.engine.MAX_PAGE_SIZE``).
+_PAGE = 1000
+
+
+def _merge_history(pages: Sequence[RunHistory]) -> RunHistory:
+    """One :class:`RunHistory` from consecutive pages (the run's summary from the last page)."""
+    return RunHistory(pages[-1].run, tuple(step for page in pages for step in page.steps))
+
+
+def _history_consistent(pages: Sequence[RunHistory]) -> bool:
+    """False when the run was reset or replaced while its pages were read (start again)."""
+    first, last = pages[0].run, pages[-1].run
+    return first.created == last.created and last.steps >= sum(len(p.steps) for p in pages)
+
+#: The pip command that installs the engine next to the client (torch pinned to its CPU build).
+ENGINE_INSTALL = 'pip install "torch==2.13.0" "plateau-breaker[engine]"'
+
+
+def engine_extra_missing(exc: ModuleNotFoundError, what: str) -> ModuleNotFoundError:
+    """``exc`` (a module of the engine missing) as an error naming the extra to install.
+
+    The result is a :class:`ModuleNotFoundError` with the same ``name``, whose message says that
+    ``what`` runs the engine in process, which module is missing, :data:`ENGINE_INSTALL`, and
+    that a client-only install talks to a server with ``Client.remote``.
+    """
+    return ModuleNotFoundError(
+        f"{what} runs the engine in process and needs the 'engine' extra (module {exc.name!r} is missing): "
+        f"{ENGINE_INSTALL}; a client-only install talks to a server with Client.remote(TARGET)",
+        name=exc.name,
+    )
 
 
 class Client:
@@ -179,8 +267,14 @@ class Client:
         ------
         InvalidArgument
             ``backend`` is not a backend's name (the message starts with ``backend``).
+        ModuleNotFoundError
+            In a client-only install: the message names the ``engine`` extra and its pip command
+            (:func:`engine_extra_missing`).
         """
-        from plateau.engine import Engine
+        try:
+            from plateau.engine import Engine
+        except ModuleNotFoundError as exc:
+            raise engine_extra_missing(exc, "Client.local()") from exc
 
         if backend is not None:
             from plateau.embed import check_backend
@@ -214,7 +308,8 @@ class Client:
         target
             ``host:port`` of the server, or of a DNS name with one address per replica, or a
             sequence of ``host:port`` (replicas; names among them are resolved once). Calls
-            are spread with ``round_robin``.
+            are spread with ``round_robin``. A host without a port uses port 50051
+            (:data:`DEFAULT_PORT`, ``plateau serve``'s default), never gRPC's 443.
         timeout
             Deadline of each call in seconds (None for none).
         token
@@ -310,6 +405,42 @@ class Client:
         """The run's state; ``RunNotFound`` for an unknown run."""
         return self._backend.get_run(run_id)
 
+    def list_runs(self, *, limit: int | None = None) -> list[RunSummary]:
+        """This client's runs (a server's tenant sees only its own), newest first, as
+        :class:`~plateau.types.RunSummary` values; at most ``limit`` (an int >= 1; None for all,
+        read a page of 1,000 at a time). See :meth:`plateau.engine.Engine.list_runs`.
+
+        Raises ``InvalidArgument`` naming ``limit``, and the errors of the connection.
+        """
+        limit = _check_limit(limit)
+        out: list[RunSummary] = []
+        token = ""
+        while True:
+            size = _PAGE if limit is None else min(_PAGE, limit - len(out))
+            runs, token = self._backend.list_runs(size, token)
+            out.extend(runs)
+            if not token or (limit is not None and len(out) >= limit):
+                return out if limit is None else out[:limit]
+
+    def run_history(self, run_id: str) -> RunHistory:
+        """Every step the run accepted, in order: its verdict (action, state, score, reasons,
+        signals, message) and the time it was accepted, with the run's summary
+        (:class:`~plateau.types.RunHistory`; read a page of 1,000 steps at a time).
+
+        Raises ``RunNotFound`` for an unknown run, ``InvalidArgument`` for a malformed run id.
+        """
+        for _ in range(3):
+            pages: list[RunHistory] = []
+            token = ""
+            while True:
+                history, token = self._backend.run_history(run_id, _PAGE, token)
+                pages.append(history)
+                if not token:
+                    break
+            if _history_consistent(pages):
+                break
+        return _merge_history(pages)
+
     def reset_run(self, run_id: str) -> RunInfo:
         """Forget the run's steps and calibration; ``RunNotFound`` for an unknown run."""
         return self._backend.reset_run(run_id)
@@ -376,6 +507,12 @@ class _Local:
 
     def get_run(self, run_id: str) -> RunInfo:
         return self.engine.get_run(run_id, tenant=self.tenant)  # type: ignore[no-any-return]
+
+    def list_runs(self, page_size: int, token: str) -> tuple[list[RunSummary], str]:
+        return self.engine.list_runs(tenant=self.tenant, page_size=page_size, page_token=token)  # type: ignore[no-any-return]
+
+    def run_history(self, run_id: str, page_size: int, token: str) -> tuple[RunHistory, str]:
+        return self.engine.run_history(run_id, tenant=self.tenant, page_size=page_size, page_token=token)  # type: ignore[no-any-return]
 
     def reset_run(self, run_id: str) -> RunInfo:
         return self.engine.reset_run(run_id, tenant=self.tenant)  # type: ignore[no-any-return]
@@ -514,6 +651,27 @@ class _Remote:
         from plateau.v1 import plateau_pb2 as pb
 
         return self._run_call(self._stub.ResetRun, pb.ResetRunRequest(run_id=run_id))
+
+    def list_runs(self, page_size: int, token: str) -> tuple[list[RunSummary], str]:
+        from plateau import convert
+        from plateau.v1 import plateau_pb2 as pb
+
+        try:
+            request = pb.ListRunsRequest(page_size=page_size, page_token=token)
+            msg = self._stub.ListRuns(request, timeout=self._timeout, metadata=self._metadata)
+        except self._grpc.RpcError as exc:
+            raise self._error(exc) from None
+        return [convert.run_summary_from_pb(r) for r in msg.runs], msg.next_page_token
+
+    def run_history(self, run_id: str, page_size: int, token: str) -> tuple[RunHistory, str]:
+        from plateau import convert
+        from plateau.v1 import plateau_pb2 as pb
+
+        request = pb.GetRunHistoryRequest(run_id=run_id, page_size=page_size, page_token=token)
+        try:
+            return convert.run_history_from_pb(self._stub.GetRunHistory(request, timeout=self._timeout, metadata=self._metadata))
+        except self._grpc.RpcError as exc:
+            raise self._error(exc) from None
 
     def end_run(self, run_id: str) -> RunInfo:
         from plateau.v1 import plateau_pb2 as pb

@@ -128,7 +128,17 @@ class Config:
         Most runs one tenant (one auth token; everyone when auth is off) may hold at once
         (int >= 1). Ended runs never hold a place: at the limit, the tenant's longest-ended run
         is deleted to make room for a new one; with every run open, a new run is
-        ``RESOURCE_EXHAUSTED`` until runs are ended or deleted. Default 10,000.
+        ``RESOURCE_EXHAUSTED`` until runs are ended or deleted. Default 10,000. Kept as a
+        count per tenant (updated with each creation and deletion, atomically with the
+        creation on a shared Redis store, so it holds exactly across replicas).
+    max_run_state_bytes
+        Largest learned state one run may hold, in bytes as its store encodes it (int >= 64
+        KiB): the SQLite and Redis stores count the encoded state document and its containers
+        (:class:`~plateau.store.codec.StateLog`), the memory store its committed pickle. A step
+        that would take a run past it is ``RESOURCE_EXHAUSTED`` naming this limit, checked
+        before anything is written (the run stays as it was). Default 32 MiB: a run of hundreds
+        of steps with results of tens of KB holds a few MB; issue 22 measured 70 steps of
+        0.9 MB arguments at 123 MB, each later ``Check`` then costing ~100 MB.
     max_message_bytes
         Largest gRPC message the server accepts, in bytes (int >= 64 KiB). A larger request
         is refused by gRPC with ``RESOURCE_EXHAUSTED``. Default 16 MiB (a step of several
@@ -208,6 +218,7 @@ class Config:
     max_field_chars: int = 1_000_000
     max_steps_per_run: int = 20_000
     max_runs_per_tenant: int = 10_000
+    max_run_state_bytes: int = 32 * 1024 * 1024
     max_message_bytes: int = 16 * 1024 * 1024
     max_concurrent_streams: int = 256
     stream_idle_seconds: float = 300.0
@@ -263,6 +274,7 @@ class Config:
         need("max_field_chars", self.max_field_chars >= 1024, "must be >= 1024")
         need("max_steps_per_run", self.max_steps_per_run >= 1, "must be >= 1")
         need("max_runs_per_tenant", self.max_runs_per_tenant >= 1, "must be >= 1")
+        need("max_run_state_bytes", self.max_run_state_bytes >= 64 * 1024, "must be >= 65536")
         need("max_message_bytes", self.max_message_bytes >= 64 * 1024, "must be >= 65536")
         need("max_concurrent_streams", self.max_concurrent_streams >= 1, "must be >= 1")
         need("stream_idle_seconds", self.stream_idle_seconds > 0, "must be > 0")

@@ -11,7 +11,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from plateau.errors import InvalidArgument
-from plateau.types import Action, BreakerState, Progress, RunInfo, Step, ToolStatus, Verdict, canonical_args
+from plateau.types import (
+    Action,
+    BreakerState,
+    HistoryStep,
+    Progress,
+    RunHistory,
+    RunInfo,
+    RunSummary,
+    Step,
+    ToolStatus,
+    Verdict,
+    canonical_args,
+)
 from plateau.v1 import plateau_pb2 as pb
 
 __all__ = [
@@ -19,8 +31,12 @@ __all__ = [
     "action_to_pb",
     "guard_result_from_pb",
     "guard_result_to_pb",
+    "run_history_from_pb",
+    "run_history_to_pb",
     "run_info_from_pb",
     "run_info_to_pb",
+    "run_summary_from_pb",
+    "run_summary_to_pb",
     "state_from_pb",
     "state_to_pb",
     "step_from_pb",
@@ -186,6 +202,58 @@ def run_info_from_pb(msg: pb.RunInfo) -> RunInfo:
         baseline_center=msg.baseline_center if msg.HasField("baseline_center") else None,
         baseline_scale=msg.baseline_scale if msg.HasField("baseline_scale") else None,
     )
+
+
+def run_summary_to_pb(summary: RunSummary) -> pb.RunSummary:
+    """:class:`RunSummary` → ``plateau.v1.RunSummary``."""
+    msg = pb.RunSummary(
+        run_id=summary.run_id,
+        state=_STATES[summary.state],
+        steps=summary.steps,
+        ended=summary.ended,
+        context=summary.context or "",
+        created=summary.created,
+        updated=summary.updated,
+        last_action=_ACTIONS[summary.last_action] if summary.last_action is not None else pb.ACTION_UNSPECIFIED,
+        last_score=summary.last_score or 0.0,
+    )
+    if summary.ended_at is not None:
+        msg.ended_at = summary.ended_at
+    return msg
+
+
+def run_summary_from_pb(msg: pb.RunSummary) -> RunSummary:
+    """``plateau.v1.RunSummary`` → :class:`RunSummary`."""
+    last = None if msg.last_action == pb.ACTION_UNSPECIFIED else action_from_pb(msg.last_action)
+    return RunSummary(
+        run_id=msg.run_id,
+        state=state_from_pb(msg.state),
+        steps=msg.steps,
+        ended=msg.ended,
+        context=msg.context or None,
+        created=msg.created,
+        updated=msg.updated,
+        ended_at=msg.ended_at if msg.HasField("ended_at") else None,
+        last_action=last,
+        last_score=msg.last_score if last is not None else None,
+    )
+
+
+def run_history_to_pb(history: RunHistory, next_page_token: str = "") -> pb.RunHistory:
+    """:class:`RunHistory` (one page of it) → ``plateau.v1.RunHistory``."""
+    msg = pb.RunHistory(run=run_summary_to_pb(history.run), next_page_token=next_page_token)
+    for step in history.steps:
+        item = msg.steps.add()
+        item.verdict.CopyFrom(verdict_to_pb(step.verdict))
+        if step.time is not None:
+            item.time = step.time
+    return msg
+
+
+def run_history_from_pb(msg: pb.RunHistory) -> tuple[RunHistory, str]:
+    """``plateau.v1.RunHistory`` → (:class:`RunHistory`, the next page's token)."""
+    steps = tuple(HistoryStep(verdict_from_pb(s.verdict), s.time if s.HasField("time") else None) for s in msg.steps)
+    return RunHistory(run_summary_from_pb(msg.run), steps), msg.next_page_token
 
 
 def guard_result_to_pb(channel: str, result: Any) -> pb.GuardVerdict:

@@ -55,6 +55,7 @@ __all__ = [
     "check_backend",
     "default_model_path",
     "model_embedder",
+    "quiet_model_loading",
     "set_torch_threads",
 ]
 
@@ -100,6 +101,18 @@ def default_model_path() -> Path:
     if not (path / "config.json").is_file():
         raise ModelUnavailable(f"{DEFAULT_MODEL_PACKAGE} is installed but its model folder {path} is incomplete")
     return path
+
+
+def quiet_model_loading() -> None:
+    """Turn off the progress bars that transformers and huggingface_hub draw while a model's
+    weights load ("Loading weights: 100%|…"): on stderr they land among the CLI's tables and logs,
+    for a load that takes a second. Process-wide; a no-op without transformers."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:
+        return
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
 
 def set_torch_threads(n: int) -> None:
@@ -226,6 +239,7 @@ class SentenceTransformerEmbedder:
                         "sentence-transformers is not installed: "
                         "pip install 'plateau-breaker[engine]' (with torch==2.13.0 for the CPU build)"
                     ) from None
+                quiet_model_loading()
                 try:
                     model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
                 except Exception as exc:  # a broken folder: say which and why

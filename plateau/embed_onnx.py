@@ -281,7 +281,11 @@ class OnnxEmbedder:
                 else:
                     self.rebuilt = None
                     return session
-            log.info("ONNX cache %s: %s; exporting the model with torch (once)", entry, problem)
+            log.info(
+                "exporting %s to ONNX (its graph in the cache is %s; the default onnx backend runs that graph): "
+                "once per model, about a minute on a CPU; later starts read %s",
+                spec.path.name, problem, entry,
+            )
             _export(spec, entry, problem)
             self.rebuilt = problem
             again = _cache_problem(entry, spec)
@@ -398,6 +402,9 @@ def _export(spec: _ModelSpec, entry: Path, problem: str = "missing") -> None:
             "or use --backend torch"
         ) from None
     os.environ["HF_HUB_OFFLINE"] = "1"
+    from plateau.embed import quiet_model_loading
+
+    quiet_model_loading()
     try:
         model = AutoModel.from_pretrained(str(spec.path), local_files_only=True, attn_implementation="eager").eval()
     except Exception as exc:

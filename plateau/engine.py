@@ -19,6 +19,10 @@
    the verdict the other process stored), and the ordering wait of step 2 also covers steps
    other processes announced.
 
+Each accepted step's verdict and time are the run's *history* (:meth:`Engine.run_history`,
+:meth:`Engine.list_runs`), persisted by the store in the same change as the step, bounded and
+kept as the run is (see :mod:`plateau.store.base`).
+
 Runs are namespaced per *tenant* (``tenant=""`` unless the server's auth says otherwise): a
 run of another tenant is indistinguishable from a run that does not exist.
 
@@ -30,9 +34,13 @@ imports neither grpc nor torch (the model is imported lazily by :mod:`plateau.em
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
 import dataclasses
+import json
 import pickle
+import re
 import threading
 import time
 import unicodedata
@@ -49,17 +57,63 @@ from plateau.envelope import harness_view
 from plateau.errors import InvalidArgument, LimitExceeded, RunNotFound, StepConflict, StoreUnavailable
 from plateau.policy import ToolPolicy
 from plateau.signals.intent import IntentReader
-from plateau.store.base import RunKey, StaleRecord, Store
+from plateau.store.base import RunKey, StaleRecord, Store, run_summary
 from plateau.store.memory import MemoryStore
-from plateau.types import RunInfo, Step, Verdict, check_text
+from plateau.types import HistoryStep, RunHistory, RunInfo, RunSummary, Step, Verdict, check_text
 
-__all__ = ["CALL_OUTCOMES_KEPT", "Engine", "RunRecord", "validate_run_id"]
+__all__ = ["CALL_OUTCOMES_KEPT", "MAX_PAGE_SIZE", "Engine", "RunRecord", "validate_run_id"]
+
+#: Most runs (``list_runs``) or steps (``run_history``) in one page: a page of 1,000 verdicts
+#: with their signals is well under 1 MB, far below the smallest gRPC message limit (4 MB).
+MAX_PAGE_SIZE = 1000
+#: Page sizes when the caller gives 0.
+_RUNS_PAGE = 100
+_HISTORY_PAGE = MAX_PAGE_SIZE
+
+
+def _page_size(value: object, default: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument("page_size", f"must be an integer, got {type(value).__name__}")
+    if not 0 <= value <= MAX_PAGE_SIZE:
+        raise InvalidArgument("page_size", f"must be between 0 and {MAX_PAGE_SIZE} (0 for {default}), got {value}")
+    return value or default
+
+
+def _runs_token(created: float, run_id: str) -> str:
+    """The page token after the run (``created``, ``run_id``): URL-safe base64 of JSON."""
+    return base64.urlsafe_b64encode(json.dumps([created, run_id], ensure_ascii=False).encode()).decode().rstrip("=")
+
+
+def _runs_cursor(token: object) -> tuple[float, str] | None:
+    if not isinstance(token, str):
+        raise InvalidArgument("page_token", f"must be a string, got {type(token).__name__}")
+    if not token:
+        return None
+    try:
+        created, run_id = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        if not isinstance(run_id, str) or isinstance(created, bool) or not isinstance(created, (int, float)):
+            raise ValueError("not a cursor")
+    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
+        raise InvalidArgument("page_token", "is not a token of a previous list_runs answer") from None
+    return float(created), run_id
+
+
+def _history_start(token: object) -> int:
+    if not isinstance(token, str):
+        raise InvalidArgument("page_token", f"must be a string, got {type(token).__name__}")
+    if not token:
+        return 0
+    if not token.isascii() or not token.isdigit() or len(token) > 12:
+        raise InvalidArgument("page_token", "is not a token of a previous run_history answer")
+    return int(token)
 
 #: Attempts at a change that another process keeps racing (compare-and-set refused) before
 #: the call is ``StoreUnavailable``.
 _CAS_ATTEMPTS = 8
 #: Seconds between checks of a predecessor that another process is judging (shared stores).
 _REMOTE_POLL_SECONDS = 0.02
+#: Locks that run creations of different tenants are spread over (a tenant always uses the same).
+_CREATE_STRIPES = 64
 
 
 def validate_run_id(run_id: object, max_chars: int) -> str:
@@ -87,6 +141,27 @@ _BAD_ID_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp", "Zs"})
 
 #: Distinct calls whose latest outcome a run remembers for :meth:`Engine.check`.
 CALL_OUTCOMES_KEPT = 64
+
+#: The counts in the repeat detectors' messages (plateau.analysis.detectors.calls): "returned the
+#: same result N times", "failed N times with the same error".
+_REPEAT_COUNT = re.compile(r"(returned the same result |failed )(\d+) times\b")
+
+
+def _count_calls_that_ran(message: str | None) -> str | None:
+    """``message`` of a pre-call check with its repeat counts lowered by one.
+
+    A check judges the call as if it were made (with the result it got last time), so the
+    detectors count it among the repeats; the message to the model must count the calls that
+    ran: three failed calls then a check say "failed 3 times", not 4 (issue 24).
+    """
+    if not message:
+        return message
+
+    def ran(match: re.Match[str]) -> str:
+        n = int(match.group(2)) - 1
+        return match.group(1) + ("once" if n == 1 else f"{n} times")
+
+    return _REPEAT_COUNT.sub(ran, message)
 
 
 def _call_key(step: Step) -> str | None:
@@ -133,9 +208,11 @@ def _remember_outcome(analysis: RunAnalysis, step: Step) -> None:
 class RunRecord:
     """Everything the engine keeps about one run.
 
-    ``fingerprints[i]`` and ``verdicts[i]`` belong to step ``i``; ``analysis`` is the learned
-    state; ``created``, ``updated`` (last accepted step or change) and ``ended_at`` are Unix
-    seconds, used by retention.
+    ``fingerprints[i]``, ``verdicts[i]`` and ``times[i]`` (Unix seconds when it was accepted;
+    None for a step stored without a time) belong to step ``i``: with the verdicts they are the
+    run's history (:meth:`Engine.run_history`), persisted with each step. ``analysis`` is the
+    learned state; ``created``, ``updated`` (last accepted step or change) and ``ended_at`` are
+    Unix seconds, used by retention.
     """
 
     run_id: str
@@ -148,6 +225,7 @@ class RunRecord:
     created: float = 0.0
     updated: float = 0.0
     ended_at: float | None = None
+    times: list[float | None] = field(default_factory=list)
 
 
 class _Gate:
@@ -213,7 +291,10 @@ class Engine:
         self.intent = IntentReader(self.embedder)
         self._gates: dict[RunKey, _Gate] = {}
         self._gates_lock = threading.Lock()
-        self._create_lock = threading.Lock()
+        # a run's creation counts and inserts under its tenant's lock (striped: bounded memory),
+        # so the tenant limit holds exactly and one tenant at its limit never holds up another's
+        # new runs (issue 22, item 1)
+        self._create_locks = [threading.Lock() for _ in range(_CREATE_STRIPES)]
         #: Called as ``listener(tenant, verdict)`` after each new step is stored (not for
         #: re-sends), in the calling thread; for metrics. Exceptions propagate: keep them trivial.
         self.listeners: list[Callable[[str, Verdict], None]] = []
@@ -260,11 +341,21 @@ class Engine:
             check_text("context", context)
 
     def _check_place(
-        self, record: RunRecord | None, run_id: str, step: Step, fingerprint: str, context: str | None, *, ahead_ok: bool = False
+        self,
+        record: RunRecord | None,
+        run_id: str,
+        step: Step,
+        fingerprint: str,
+        context: str | None,
+        *,
+        ahead_ok: bool = False,
+        key: RunKey | None = None,
     ) -> Verdict | None:
         """Return the stored verdict for an idempotent re-send, None for the next step, or raise.
 
-        With ``ahead_ok`` a later index passes (its predecessor is in flight); else it is a gap.
+        With ``ahead_ok`` a later index passes (its predecessor is in flight); else it is a gap,
+        unless the run is absent because the store lost it (:meth:`Store.lost`, e.g. a Redis
+        restarted empty): that is ``RunNotFound`` saying so (issue 22, item 14).
         """
         seen = 0 if record is None else len(record.fingerprints)
         if record is not None and step.index < seen:
@@ -274,6 +365,10 @@ class Engine:
         if record is not None and record.ended:
             raise StepConflict(f"run_id: run {run_id!r} has ended; start a new run id")
         if step.index > seen and not ahead_ok:
+            lost = getattr(self.store, "lost", None) if record is None and key is not None else None
+            why = lost(key) if lost is not None else None
+            if why:
+                raise RunNotFound(f"run_id: no run {run_id!r}: {why}; start it again from step 0")
             raise StepConflict(f"step.index: run {run_id!r} expects step {seen} next, got {step.index} (a gap)")
         if step.index >= self.config.max_steps_per_run:
             raise LimitExceeded(
@@ -384,6 +479,9 @@ class Engine:
         StepConflict
             A gap (no predecessor in flight, or still missing after the wait), a conflicting
             re-send, a different context, or an ended run.
+        RunNotFound
+            A step after the first of a run the store lost (:meth:`Store.lost`: a Redis that
+            restarted empty), instead of a gap.
         LimitExceeded
             The run is at ``config.max_steps_per_run`` steps, or a new run would exceed
             ``config.max_runs_per_tenant`` open runs (an ended run gives way instead).
@@ -407,7 +505,7 @@ class Engine:
                     record = self.store.get(key)
                     seen = 0 if record is None else len(record.fingerprints)
                     ahead_ok = self._predecessor_in_flight(gate, seen, step.index) or self._predecessor_elsewhere(key, seen, step.index)
-                    stored = self._check_place(record, run_id, step, fingerprint, context, ahead_ok=ahead_ok)
+                    stored = self._check_place(record, run_id, step, fingerprint, context, ahead_ok=ahead_ok, key=key)
                     if record is None and step.index == 0:
                         self._check_tenant_room(tenant)
                 if stored is not None:
@@ -429,7 +527,7 @@ class Engine:
                                 gate.cond.wait(min(remaining, _REMOTE_POLL_SECONDS))
                             else:
                                 break
-                        stored = self._check_place(record, run_id, step, fingerprint, context)
+                        stored = self._check_place(record, run_id, step, fingerprint, context, key=key)
                         if stored is not None:
                             return stored
                         try:
@@ -518,7 +616,8 @@ class Engine:
         text_vec, obs_vec = self._embed(view)
         verdict = self._judge(record, view, text_vec, obs_vec)
         if predicted:
-            verdict = dataclasses.replace(verdict, signals={**verdict.signals, "check.predicted_result": 1.0})
+            message = _count_calls_that_ran(verdict.message)
+            verdict = dataclasses.replace(verdict, message=message, signals={**verdict.signals, "check.predicted_result": 1.0})
         return verdict
 
     def _validate_policy(self, tool_policy: Mapping[str, ToolPolicy] | None) -> dict[str, ToolPolicy] | None:
@@ -584,7 +683,7 @@ class Engine:
             )
             if policy:
                 _declare(record.analysis, policy)
-            with self._create_lock:  # count and insert atomically, so the tenant limit holds exactly
+            with self._create_locks[hash(key[0]) % _CREATE_STRIPES]:  # count and insert atomically, per tenant
                 self._check_tenant_room(key[0], evict=True)
                 verdict = self._apply_and_store(key, record, step, fingerprint, text_vec, obs_vec, now)
             return verdict
@@ -611,6 +710,7 @@ class Engine:
                 check_text("step", verdict.message)
             record.fingerprints.append(fingerprint)
             record.verdicts.append(verdict)
+            record.times.append(now)
             record.updated = now
             self.store.append(key, record)
         except BaseException:
@@ -664,6 +764,75 @@ class Engine:
         validate_run_id(run_id, self.config.max_run_id_chars)
         with self._locked((tenant, run_id)):
             return self._info(self._record((tenant, run_id)))
+
+    def list_runs(self, *, tenant: str = "", page_size: int = 0, page_token: str = "") -> tuple[list[RunSummary], str]:
+        """A page of ``tenant``'s runs, newest first (by ``created``, then run id), and the token
+        of the next page (``""`` on the last page).
+
+        The order is by creation time, which a run never changes, so paging through a tenant's
+        runs while they take steps neither repeats nor skips a run (a run created meanwhile is
+        on the first page). A tenant holds at most ``config.max_runs_per_tenant`` runs.
+
+        Parameters
+        ----------
+        page_size
+            Most runs in the page, 0–:data:`MAX_PAGE_SIZE`; 0 for 100.
+        page_token
+            The token returned with the previous page; ``""`` for the first.
+
+        Raises
+        ------
+        InvalidArgument
+            ``page_size`` out of range, or a ``page_token`` that no answer returned.
+        StoreUnavailable
+            The store cannot be read.
+        """
+        size = _page_size(page_size, _RUNS_PAGE)
+        after = _runs_cursor(page_token)
+        runs = sorted(self.store.summaries(tenant), key=lambda r: (-r.created, r.run_id))
+        if after is not None:
+            runs = [r for r in runs if (-r.created, r.run_id) > (-after[0], after[1])]
+        page = runs[:size]
+        return page, (_runs_token(page[-1].created, page[-1].run_id) if len(runs) > size else "")
+
+    def run_history(self, run_id: str, *, tenant: str = "", page_size: int = 0, page_token: str = "") -> tuple[RunHistory, str]:
+        """A page of run ``run_id``'s accepted steps (each verdict and the time it was
+        accepted), in index order, and the token of the next page (``""`` when the page reaches
+        the run's last step).
+
+        Parameters
+        ----------
+        page_size
+            Most steps in the page, 0–:data:`MAX_PAGE_SIZE`; 0 for 1,000.
+        page_token
+            The token returned with the previous page; ``""`` to start at step 0.
+
+        Raises
+        ------
+        InvalidArgument
+            A malformed ``run_id``, ``page_size`` out of range, or a ``page_token`` that no
+            answer returned.
+        RunNotFound
+            No such run for this tenant.
+        StoreUnavailable
+            The store cannot be read.
+        """
+        validate_run_id(run_id, self.config.max_run_id_chars)
+        size = _page_size(page_size, _HISTORY_PAGE)
+        start = _history_start(page_token)
+        key = (tenant, run_id)
+        with self._locked(key):
+            record = self._record(key)
+            n = len(record.verdicts)
+            times = list(getattr(record, "times", []))
+            times += [None] * (n - len(times))
+            summary = run_summary(
+                run_id, context=record.context, ended=record.ended, created=record.created, updated=record.updated,
+                ended_at=record.ended_at, steps=n, last=record.verdicts[-1] if n else None,
+            )
+            end = min(n, start + size)
+            steps = tuple(HistoryStep(record.verdicts[i], times[i]) for i in range(start, end))
+        return RunHistory(summary, steps), (str(end) if end < n else "")
 
     def reset_run(self, run_id: str, *, tenant: str = "") -> RunInfo:
         """Forget the run's steps and calibration (context kept); the next index is 0.

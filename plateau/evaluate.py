@@ -1,4 +1,4 @@
-"""Scoring of labelled cases (``shared/benchmark/FORMAT.md``), for any detector.
+"""Scoring of labelled cases (``docs/format.md``), for any detector.
 
 Pure Python on purpose: importing this module loads neither ``torch`` nor ``grpc``, so the
 scorer can run anywhere the case files are.

@@ -4,7 +4,7 @@ A harness is the loop around a model that runs an agent. This one is small on pu
 what a real harness does with Plateau, step by step, against a server on another host.
 
 - **Recorded runs** (:meth:`Harness.play_run`): case files (``examples/``, ``demo/runs/``,
-  ``shared/benchmark/FORMAT.md``) and SWE-agent ``.traj`` trajectories, loaded with
+  ``docs/format.md``) and SWE-agent ``.traj`` trajectories, loaded with
   :func:`plateau.replay.load_runs`. Per step the harness calls ``client.observe`` and waits for
   the verdict before taking the next step. **continue**: take the next step. **steer**: inject
   the verdict's message into the next step (a recording cannot react, so the harness prints
@@ -27,10 +27,11 @@ conservative: an agent re-sends its growing transcript every turn, so the real s
 stopping a run early is larger.
 
 Only the client side of Plateau is imported here (``grpcio`` and ``protobuf`` for ``--remote``,
-the standard library for HTTP), so an agent machine needs ``pip install plateau-breaker`` only;
-``--local`` (no server) needs the engine extra.
+the standard library for HTTP), so an agent machine needs only the client install (the wheel
+``make dist`` builds, without extras); without ``--remote`` (no server) it needs the engine extra.
 
-Run it with ``python -m plateau.harness --remote HOST:PORT [PATH...]``; ``--help`` lists the
+Run it with ``plateau-agent --remote HOST:PORT [PATH...]`` (the console script the package
+installs; ``python -m plateau.harness`` is the same); ``--help`` lists the
 options. Exit status: 0 on success, 1 when ``--check`` finds a labelled run or stream whose
 outcome contradicts its label, 2 for bad input, 4 when the server is not healthy in time.
 """
@@ -293,16 +294,27 @@ def guard_chunks(client: Client, chunks: Iterable[tuple[str, str]]) -> Iterator[
 
 
 # ------------------------------------------------------------------------ health
-def wait_healthy(target: str, timeout: float, *, interval: float = 0.5) -> bool:
+def wait_healthy(target: str, timeout: float, *, interval: float = 0.5, tls: Any = None) -> bool:
     """Wait until the server at ``target`` reports ``SERVING`` to the gRPC health check.
 
     Uses ``grpc_health`` when installed, else the same call with its two-byte wire format (an
     agent machine may have only ``grpcio``). Returns False when ``timeout`` seconds pass first.
+    ``tls`` (a :class:`~plateau.auth.ClientTls`) reaches a TLS server; the health check needs
+    no token. A target without a port uses 50051.
     """
     import grpc
 
+    from plateau.client import with_port
+
     deadline = time.monotonic() + timeout
-    with grpc.insecure_channel(target) as channel:
+    if tls is None:
+        opened = grpc.insecure_channel(with_port(target))
+    else:
+        credentials = grpc.ssl_channel_credentials(
+            root_certificates=tls.root_certificates, private_key=tls.private_key, certificate_chain=tls.cert_chain
+        )
+        opened = grpc.secure_channel(with_port(target), credentials)
+    with opened as channel:
         try:
             from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -661,18 +673,18 @@ def live_run(
 
 # -------------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``python -m plateau.harness``."""
+    """The argument parser of ``plateau-agent`` (``python -m plateau.harness``)."""
+    from plateau.cli import connection_options
+
     p = argparse.ArgumentParser(
-        prog="python -m plateau.harness",
+        prog="plateau-agent",
         description="The demo agent: plays recorded runs and streams (or drives a live model) and asks Plateau after every step.",
+        parents=[connection_options()],
     )
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="case files, stream cases, SWE-agent .traj files or folders (default: the repository's examples/ and demo/)")
-    p.add_argument("--remote", metavar="HOST:PORT", help="the Plateau server (default: an in-process engine with the real model)")
-    p.add_argument("--token", default=None, metavar="TOKEN",
-                   help="bearer token for a server started with --tokens-file (default: $PLATEAU_TOKEN)")
-    p.add_argument("--tls-ca", default=None, metavar="PEM",
-                   help="use TLS, trusting this CA for the server's certificate ('system' for the system's roots)")
+    p.add_argument("--remote", metavar="TARGET",
+                   help="the Plateau server, HOST:PORT (HOST alone: port 50051; default: an in-process engine with the real model)")
     p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                    help="first wait up to SECONDS for the server's gRPC health check to report SERVING")
     p.add_argument("--wait-only", action="store_true", help="only wait for the health check (exit 0 when serving, 4 if not)")
@@ -701,17 +713,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.remote:
             print("plateau-agent: --wait needs --remote", file=sys.stderr)
             return 2
-        if not wait_healthy(args.remote, args.wait or 1.0):
+        from plateau.cli import client_tls
+
+        if not wait_healthy(args.remote, args.wait or 1.0, tls=client_tls(args)):
             print(f"plateau-agent: {args.remote} is not SERVING after {args.wait or 1.0:g} s", file=sys.stderr)
             return 4
         if args.wait_only:
             return 0
     try:
         if args.remote:
-            from plateau.auth import ClientTls
+            from plateau.cli import remote_client
 
-            tls = None if args.tls_ca is None else True if args.tls_ca == "system" else ClientTls.from_files(ca=args.tls_ca)
-            client = Client.remote(args.remote, token=args.token or os.environ.get("PLATEAU_TOKEN") or None, tls=tls)
+            client = remote_client(args, args.remote)
             target = args.remote
         else:
             client = Client.local()

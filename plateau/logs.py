@@ -1,35 +1,34 @@
 """Structured logs: one JSON object per line (``plateau serve --log-format json``).
 
-Each record carries ``ts`` (ISO 8601, UTC), ``level``, ``logger``, ``msg`` and every field
-passed through ``extra=`` (the server logs ``rpc``, ``tenant``, ``run_id``, ``step``, ``code``
-and ``ms`` per call). Token values are never logged.
+Each record carries ``ts`` (ISO 8601, UTC), ``level`` (lower case), ``logger``, ``msg`` and
+every field passed through ``extra=`` (the server logs ``rpc``, ``tenant``, ``run_id``,
+``step``, ``code`` and ``ms`` per call); an exception adds ``exc``. Token values are never
+logged. The records are written by python-json-logger (the ``server`` extra).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from datetime import UTC, datetime
 from typing import Any
 
+from pythonjsonlogger.json import JsonFormatter as _Base
+
 __all__ = ["JsonFormatter"]
 
-_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
 
+class JsonFormatter(_Base):
+    """Formats a :class:`logging.LogRecord` as one line of JSON (python-json-logger)."""
 
-class JsonFormatter(logging.Formatter):
-    """Formats a :class:`logging.LogRecord` as one line of JSON."""
+    def __init__(self) -> None:
+        super().__init__(
+            ["name", "message"],
+            rename_fields={"name": "logger", "message": "msg", "exc_info": "exc"},
+            json_ensure_ascii=False,
+            json_default=repr,
+        )
 
-    def format(self, record: logging.LogRecord) -> str:
-        out: dict[str, Any] = {
-            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "msg": record.getMessage(),
-        }
-        for name, value in vars(record).items():
-            if name not in _STANDARD and not name.startswith("_"):
-                out[name] = value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
-        if record.exc_info:
-            out["exc"] = self.formatException(record.exc_info)
-        return json.dumps(out, ensure_ascii=False)
+    def add_fields(self, log_record: dict[str, Any], record: logging.LogRecord, message_dict: dict[str, Any]) -> None:
+        log_record["ts"] = datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds")
+        log_record["level"] = record.levelname.lower()
+        super().add_fields(log_record, record, message_dict)

@@ -21,6 +21,12 @@ The labelled onset (``expected.onset``) and Plateau's first trip are vertical li
 every panel; the title names the case and the outcome. Every mark has a legend entry in
 plain words, and the legends sit outside the panels so that nothing is drawn over the data.
 
+:func:`history_trace` turns a run's history as a server kept it
+(:class:`~plateau.types.RunHistory`, from ``run_history``) into a trace drawn the same way
+(``plateau plot --remote TARGET RUN`` and the page of ``plateau serve --ui-port``): without the
+steps' inputs, so without the progress markers or labels. Each cell of the verdict strip
+carries the id ``step-N`` in SVG output, so a reader of the SVG finds one mark per step.
+
 Only the object-oriented API is used (``matplotlib.figure.Figure`` saved through the Agg
 canvas), so nothing here touches pyplot's global state or needs a display.
 """
@@ -30,10 +36,11 @@ from __future__ import annotations
 import math
 import textwrap
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ACTION_COLORS", "outcome_text", "plot_trace", "save_plot"]
+__all__ = ["ACTION_COLORS", "RunTrace", "history_trace", "outcome_text", "plot_trace", "save_plot"]
 
 #: Colour of each action in every panel.
 ACTION_COLORS: dict[str, str] = {"continue": "#3a9d5d", "steer": "#f0a030", "trip": "#d62728"}
@@ -44,6 +51,25 @@ _BAND = "#9ecae1"
 _CUSUM = "#6a3d9a"
 _INFO = "#b15928"
 _PROGRESS = "#2ca02c"
+
+
+@dataclass(frozen=True)
+class RunTrace:
+    """A run's verdicts to draw with :func:`plot_trace`, like an
+    :class:`~plateau.evalrun.CaseTrace` of an unlabelled case (``score`` is always None)."""
+
+    case_id: str
+    case: Mapping[str, Any]
+    verdicts: tuple[Any, ...]
+    score: None = None
+
+
+def history_trace(history: Any) -> RunTrace:
+    """The :class:`RunTrace` of a :class:`~plateau.types.RunHistory`: its verdicts in step
+    order, the run id as the case id and the run's context; no step inputs, no labels."""
+    run = history.run
+    case = {"id": run.run_id, "level": "steps", "input": [], "expected": None, "context": run.context}
+    return RunTrace(run.run_id, case, tuple(history.verdicts))
 
 
 def _expected(case: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -110,7 +136,7 @@ def plot_trace(trace: Any, *, config: Any = None, title: str | None = None, widt
     Parameters
     ----------
     trace
-        A :class:`~plateau.evalrun.CaseTrace`.
+        A :class:`~plateau.evalrun.CaseTrace`, or a :class:`RunTrace` (:func:`history_trace`).
     config
         The :class:`~plateau.config.Config` the run was judged with (for the near-duplicate
         floor and the CUSUM trip level); the defaults when ``None``.
@@ -150,7 +176,7 @@ def plot_trace(trace: Any, *, config: Any = None, title: str | None = None, widt
     rows = ["Plateau"] + (["expected"] if per_step is not None else []) + (["progress"] if has_progress else [])
     ypos = {name: len(rows) - 1 - i for i, name in enumerate(rows)}
     for i, action in enumerate(actions):
-        ax_v.add_patch(Rectangle((i - 0.45, ypos["Plateau"] - 0.38), 0.9, 0.76, color=ACTION_COLORS[action], lw=0))
+        ax_v.add_patch(Rectangle((i - 0.45, ypos["Plateau"] - 0.38), 0.9, 0.76, color=ACTION_COLORS[action], lw=0, gid=f"step-{i}"))
         if per_step is not None:
             ok = _allowed(per_step[i])
             for j, a in enumerate(ok):

@@ -2,7 +2,7 @@
 
 :func:`load_runs` reads files or folders of
 
-- labelled cases (``*.json``, ``shared/benchmark/FORMAT.md``), of either level, and
+- labelled cases (``*.json``, ``docs/format.md``), of either level, and
 - SWE-agent trajectories (``*.traj``): each ``trajectory[]`` entry is a step whose text is
   its ``thought`` (or its ``response`` without the fenced command when ``thought`` is empty),
   whose tool is the first word of ``action``, whose args are ``{"command": action}`` and
@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from plateau.chat import context_of, is_chat_runs, is_mini_swe_traj, run_name, steps_from_messages
+from plateau.errors import InvalidArgument
 from plateau.types import Step, Verdict
 
 __all__ = ["Run", "load_runs", "load_traj", "replay_run", "verdict_row"]
@@ -43,7 +44,7 @@ _FENCE = re.compile(r"```.*?```", re.DOTALL)
 
 @dataclass(frozen=True)
 class Run:
-    """A recorded run: its id, steps (FORMAT.md step dicts), context, labels (or None) and
+    """A recorded run: its id, steps (step dicts of ``docs/format.md``), context, labels (or None) and
     what is known of its outcome (``"succeeded"``, ``"failed"``, ``"finished"``, ``"resolved"``,
     ``"unresolved"`` or None)."""
 
@@ -129,6 +130,11 @@ def _load_json(path: Path, *, strict: bool) -> list[Run]:
     if isinstance(data, dict) and isinstance(data.get("input"), list):
         if data.get("level", "steps") != "steps":
             return []
+        for i, step in enumerate(data["input"]):  # a malformed or misspelt step fails here, naming the file
+            try:
+                Step.from_dict(step, i)
+            except InvalidArgument as exc:
+                raise ValueError(f"{path}: step {i}: {exc} (the case format: docs/format.md)") from None
         return [
             Run(
                 id=str(data.get("id") or path.stem),
@@ -176,7 +182,7 @@ def _load_json(path: Path, *, strict: bool) -> list[Run]:
         return runs
     if strict:
         raise ValueError(
-            f"{path}: not a case ('input' list, shared/benchmark/FORMAT.md), a mini-swe-agent trajectory "
+            f"{path}: not a case ('input' list, docs/format.md), a mini-swe-agent trajectory "
             "('messages' list) or a list of chat runs ('traj' lists)"
         )
     return []

@@ -62,6 +62,7 @@ from plateau import convert
 from plateau.auth import ServerTls, TokenTable
 from plateau.engine import Engine
 from plateau.errors import ERROR_DOMAIN, InvalidArgument, LimitExceeded, PlateauError, StoreUnavailable
+from plateau.integrations import otel_server_interceptors
 from plateau.metrics import Metrics
 from plateau.v1 import plateau_pb2 as pb
 
@@ -278,7 +279,8 @@ class PlateauService:
         if self.metrics is not None:
             self.metrics.requests.labels(method, code.name).inc()
             self.metrics.latency.labels(method).observe(elapsed)
-        level = logging.DEBUG if code is grpc.StatusCode.OK else logging.INFO
+        # a client closing its stream (CANCELLED) is normal, like OK: DEBUG, not INFO
+        level = logging.DEBUG if code in (grpc.StatusCode.OK, grpc.StatusCode.CANCELLED) else logging.INFO
         if log.isEnabledFor(level):
             log.log(level, "%s %s", method, code.name, extra={"rpc": method, "code": code.name, "ms": round(elapsed * 1000, 3), **fields})
 
@@ -494,6 +496,35 @@ class PlateauService:
     async def DeleteRun(self, request: Any, context: grpc.aio.ServicerContext) -> pb.RunInfo:
         return await self._run_call("DeleteRun", request, context, self.engine.delete_run)
 
+    async def ListRuns(self, request: Any, context: grpc.aio.ServicerContext) -> pb.ListRunsResponse:
+        async def work(fields: dict[str, Any]) -> pb.ListRunsResponse:
+            tenant = self._tenant(context)
+            self._check(request)
+            left = self._deadline_left(context)
+            fields["tenant"] = tenant
+            runs, token = await self._admitted(
+                self.engine.list_runs, tenant=tenant, page_size=request.page_size, page_token=request.page_token, deadline_left=left
+            )
+            fields["runs"] = len(runs)
+            return pb.ListRunsResponse(runs=[convert.run_summary_to_pb(r) for r in runs], next_page_token=token)
+
+        return await self._call("ListRuns", context, work)  # type: ignore[no-any-return]
+
+    async def GetRunHistory(self, request: Any, context: grpc.aio.ServicerContext) -> pb.RunHistory:
+        async def work(fields: dict[str, Any]) -> pb.RunHistory:
+            tenant = self._tenant(context)
+            self._check(request)
+            left = self._deadline_left(context)
+            fields.update(tenant=tenant, run_id=request.run_id[:256])
+            history, token = await self._admitted(
+                self.engine.run_history, request.run_id, tenant=tenant, page_size=request.page_size, page_token=request.page_token,
+                deadline_left=left,
+            )
+            fields["steps"] = len(history.steps)
+            return convert.run_history_to_pb(history, token)
+
+        return await self._call("GetRunHistory", context, work)  # type: ignore[no-any-return]
+
     async def GuardStream(self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> None:
         from plateau.guard import ChannelGuards
 
@@ -535,6 +566,10 @@ class PlateauService:
             "DeleteRun": unary(self.DeleteRun, _lenient(pb.DeleteRunRequest.FromString), pb.RunInfo.SerializeToString),
             "GuardStream": stream(self.GuardStream, _lenient(pb.GuardRequest.FromString), pb.GuardVerdict.SerializeToString),
             "Check": unary(self.Check, _lenient(pb.CheckRequest.FromString), pb.Verdict.SerializeToString),
+            "ListRuns": unary(self.ListRuns, _lenient(pb.ListRunsRequest.FromString), pb.ListRunsResponse.SerializeToString),
+            "GetRunHistory": unary(
+                self.GetRunHistory, _lenient(pb.GetRunHistoryRequest.FromString), pb.RunHistory.SerializeToString
+            ),
         }
         return grpc.method_handlers_generic_handler(SERVICE_NAME, table)
 
@@ -587,7 +622,8 @@ class _StoreHealth:
     async def _watch(self) -> None:
         probe = getattr(self.service.engine.store, "probe", None)
         while True:
-            self.cause = None if probe is None else await self.service._run(probe)
+            ok, why = (True, "") if probe is None else await self.service._run(probe)
+            self.cause = None if ok else why
             if self.cause is None:
                 if not self.serving:
                     log.warning("store: writable again; serving")
@@ -681,6 +717,7 @@ async def start_server(
     """
     config = engine.config
     server = grpc.aio.server(
+        interceptors=otel_server_interceptors(),  # call spans with PLATEAU_OTEL=1 and the otel extra; none otherwise
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),

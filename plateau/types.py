@@ -20,12 +20,16 @@ from plateau.errors import InvalidArgument
 __all__ = [
     "Action",
     "BreakerState",
+    "HistoryStep",
     "Progress",
+    "RunHistory",
     "RunInfo",
+    "RunSummary",
     "Step",
     "ToolStatus",
     "MAX_ARGS_DEPTH",
     "MAX_INT_DIGITS",
+    "STEP_FIELDS",
     "Verdict",
     "canonical_args",
     "check_text",
@@ -227,6 +231,10 @@ def canonical_args(args: Any) -> str:
     return check_text("step.args", text)
 
 
+#: The fields of a step, as a case file or a mapping passed to a client names them.
+STEP_FIELDS = ("text", "tool", "args", "result", "status", "progress", "user", "agent")
+
+
 @dataclass(frozen=True, init=False)
 class Step:
     """One step of an agent run.
@@ -336,12 +344,29 @@ class Step:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], index: int) -> Step:
-        """Build from one step object of a labelled case (``shared/benchmark/FORMAT.md``).
+        """Build from one step object of a labelled case (``docs/format.md``) or a mapping passed
+        to a client.
 
-        Unknown keys are ignored. Raises :class:`InvalidArgument` for a malformed field.
+        The keys are the step's fields (``text``, ``tool``, ``args``, ``result``, ``status``,
+        ``progress``, ``user``, ``agent``) and ``index`` (ignored here: ``index`` is the argument).
+        A key starting with ``_`` is a reader's private annotation and is skipped.
+
+        Raises
+        ------
+        InvalidArgument
+            A malformed field, or an unknown key (``step.reslt: unknown field …; did you mean
+            'result'?``): a misspelt field would otherwise be dropped without a word.
         """
         if not isinstance(data, Mapping):
             raise InvalidArgument("step", "must be an object")
+        unknown = [k for k in data if not (isinstance(k, str) and (k in STEP_FIELDS or k == "index" or k.startswith("_")))]
+        if unknown:
+            import difflib
+
+            key = str(unknown[0])
+            close = difflib.get_close_matches(key, STEP_FIELDS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise InvalidArgument(f"step.{key}", f"unknown field (a step has {', '.join(STEP_FIELDS)}){hint}")
         return cls(
             index=index,
             text=data.get("text") or "",
@@ -440,3 +465,82 @@ class RunInfo:
     last_verdict: Verdict | None = None
     baseline_center: float | None = None
     baseline_scale: float | None = None
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One run in a list (``list_runs``): its state after its last step, without the steps.
+
+    Attributes
+    ----------
+    run_id, context, ended
+        As in :class:`RunInfo`.
+    state
+        :class:`BreakerState` after the last step (``calibrating`` before the first one).
+    steps
+        Number of steps observed.
+    created, updated
+        Unix seconds: when the run started, and its last accepted step or change.
+    ended_at
+        Unix seconds when the run was ended; ``None`` while it is open.
+    last_action, last_score
+        The last step's action and stall score; ``None`` before the first step.
+    """
+
+    run_id: str
+    state: BreakerState
+    steps: int
+    ended: bool
+    context: str | None = None
+    created: float = 0.0
+    updated: float = 0.0
+    ended_at: float | None = None
+    last_action: Action | None = None
+    last_score: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready view (enums as their string values, times as Unix seconds)."""
+        return {
+            "run_id": self.run_id,
+            "state": self.state.value,
+            "steps": self.steps,
+            "ended": self.ended,
+            "context": self.context,
+            "created": self.created,
+            "updated": self.updated,
+            "ended_at": self.ended_at,
+            "last_action": None if self.last_action is None else self.last_action.value,
+            "last_score": self.last_score,
+        }
+
+
+@dataclass(frozen=True)
+class HistoryStep:
+    """One accepted step of a run: the :class:`Verdict` it got and when (Unix seconds; ``None``
+    for a step stored by a version of Plateau that kept no time)."""
+
+    verdict: Verdict
+    time: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """:meth:`Verdict.as_dict` without the run id, plus ``time``."""
+        out = self.verdict.as_dict()
+        del out["run_id"]
+        return {"step": out.pop("step"), "time": self.time, **out}
+
+
+@dataclass(frozen=True)
+class RunHistory:
+    """A run and every step it accepted, in index order (``run_history``)."""
+
+    run: RunSummary
+    steps: tuple[HistoryStep, ...] = ()
+
+    @property
+    def verdicts(self) -> tuple[Verdict, ...]:
+        """The verdict of every step, in order."""
+        return tuple(s.verdict for s in self.steps)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready view: ``{"run": RunSummary.as_dict(), "steps": [HistoryStep.as_dict(), ...]}``."""
+        return {"run": self.run.as_dict(), "steps": [s.as_dict() for s in self.steps]}

@@ -163,7 +163,7 @@ class StepGenerator:
         return "\n".join(rows)
 
     def step(self) -> dict[str, Any]:
-        """The next step as a FORMAT.md step dict (``text``, ``tool``, ``args``, ``result``)."""
+        """The next step as a docs/format.md step dict (``text``, ``tool``, ``args``, ``result``)."""
         from plateau.types import Step
 
         engine = _embed_view()
@@ -312,7 +312,7 @@ def drive(target: str, runs: Sequence[Sequence[dict[str, Any]]], prefix: str, de
     target
         ``host:port`` of the server.
     runs
-        Per agent, its steps (FORMAT.md dicts).
+        Per agent, its steps (docs/format.md dicts).
     prefix
         Run ids are ``{prefix}-{k}``.
     deadline_s

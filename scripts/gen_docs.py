@@ -1,7 +1,8 @@
 """Generate the API reference (HTML, from the docstrings) under ``docs/api/`` with pdoc.
 
 Usage: ``python scripts/gen_docs.py [OUT_DIR]`` (needs the ``docs`` extra, and the
-``openai-agents`` and ``langgraph`` extras for the integration pages; ``make docs`` runs it).
+``openai-agents``, ``langgraph``, ``langchain``, ``pydantic-ai`` and ``otel`` extras for the
+integration pages; ``make docs`` runs it).
 The modules documented are the public API listed in :data:`MODULES`; docstrings are read as
 numpydoc.
 """
@@ -32,6 +33,9 @@ MODULES = [
     "plateau.integrations.openai",
     "plateau.integrations.openai_agents",
     "plateau.integrations.langgraph",
+    "plateau.integrations.langchain",
+    "plateau.integrations.pydantic_ai",
+    "plateau.integrations.otel",
     "plateau.engine",
     "plateau.server",
     "plateau.cli",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import re
 from pathlib import Path
 
 import pytest
@@ -62,7 +63,29 @@ def test_check_predicts_the_repeat_of_a_failing_call_and_changes_nothing(real_en
     assert client.check("fix", call) == checked  # asking twice changes nothing either
     assert client.get_run("fix") == before
     observed = client.observe("fix", dataclasses.replace(call, index=4, result=FAILING, status="error"))
-    assert _strip(checked) == observed
+    # the same verdict, except that the check's message counts the three calls that ran, the observed one the four
+    assert checked.message is not None and observed.message is not None
+    assert "returned the same result 3 times" in checked.message and "returned the same result 4 times" in observed.message
+    assert checked.message.replace("3 times", "4 times") == observed.message
+    assert dataclasses.replace(_strip(checked), message=observed.message) == observed
+
+
+def test_the_check_s_message_counts_the_calls_that_ran(hashing_engine: Engine) -> None:
+    """Each check before the next identical failing call names exactly as many repeats as calls were observed."""
+    client = Client.local(engine=hashing_engine)
+    call = {"text": "Running the tests.", "tool": "bash", "args": {"cmd": "pytest -x"}}
+    counted = []
+    for ran in range(6):
+        checked = client.check("count", call)
+        if checked.message is not None and checked.signals.get("check.predicted_result") == 1.0:
+            counts = re.findall(r"returned the same result (once|\d+ times)|failed (once|\d+ times) with", checked.message)
+            assert counts, checked.message
+            counted.append((ran, {c for pair in counts for c in pair if c}))
+        verdict = client.observe("count", {"index": ran, **call, "result": "FAILED test_a - AssertionError", "status": "error"})
+        if verdict.action is Action.TRIP:
+            break
+    assert counted and all(found == {"once" if ran == 1 else f"{ran} times"} for ran, found in counted), counted
+    assert any(ran >= 3 for ran, _ in counted)  # up to the trip
 
 
 def test_check_of_a_new_call_is_judged_without_a_result(real_engine: Engine) -> None:

@@ -354,9 +354,10 @@ def test_a_read_only_store_names_its_cause(tmp_path: Path) -> None:
     with pytest.raises(StoreUnavailable, match="read-only") as info:
         engine.observe("r", Step(index=1, text="second"))
     assert "cannot rollback" not in str(info.value)
-    assert "read-only" in str(store.probe())
+    ok, cause = store.probe()
+    assert not ok and "read-only" in cause
     store._db.execute("PRAGMA query_only=0")
-    assert store.probe() is None
+    assert store.probe() == (True, "")
     assert engine.observe("r", Step(index=1, text="second")).step_index == 1
     engine.close()
 

@@ -36,9 +36,16 @@ def test_top_level_imports() -> None:
 
 
 def test_version_matches_the_metadata() -> None:
-    """``plateau --version`` prints the version pyproject.toml declares."""
+    """``plateau --version`` prints the version pyproject.toml declares, read from the installed metadata (one place)."""
+    from importlib.metadata import version
+
+    import plateau
+
     out = _plateau("--version")
     assert out.returncode == 0 and out.stdout.strip() == f"plateau {PYPROJECT['project']['version']}"
+    assert plateau.__version__ == version("plateau-breaker") == PYPROJECT["project"]["version"]
+    source = (ROOT / "plateau" / "__init__.py").read_text(encoding="utf-8")
+    assert PYPROJECT["project"]["version"] not in source  # the number is written in pyproject.toml only
 
 
 def test_licence_file_matches_the_metadata_and_the_name_is_not_taken() -> None:
@@ -49,7 +56,8 @@ def test_licence_file_matches_the_metadata_and_the_name_is_not_taken() -> None:
     assert "Apache License" in text and "Version 2.0, January 2004" in text
     assert project["name"] == "plateau-breaker"
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "pip install plateau-breaker" in readme and "pip install plateau\n" not in readme
+    assert "pip install dist/plateau_breaker-" in readme and "pip install plateau\n" not in readme
+    assert "reserved for a release" in readme  # the index has no plateau-breaker until a release is published
 
 
 @pytest.mark.parametrize("option", [["--warmup", "3"], ["--preset", "batch"], ["--probe"], ["--model", "x"], ["--tool-policy", "a=ignore"]])

@@ -225,8 +225,9 @@ def test_redis_unreachable_is_unavailable_with_a_message_never_a_wrong_verdict(t
             os.kill(server.proc.pid, signal.SIGSTOP)  # unreachable: connections hang
             try:
                 for s in (steps[4], steps[3]):  # the next step, and a re-send
-                    with pytest.raises(StoreUnavailable, match="^store: .*Redis at redis://127.0.0.1"):
+                    with pytest.raises(StoreUnavailable, match="^store: .*Redis did not answer in time") as info:
                         client.observe("r", s)
+                    assert "127.0.0.1" not in str(info.value) and str(server.port) not in str(info.value)
             finally:
                 os.kill(server.proc.pid, signal.SIGCONT)
             got += [client.observe("r", s) for s in steps[4:]]

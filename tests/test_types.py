@@ -44,14 +44,39 @@ def test_args_are_canonical_json() -> None:
 
 
 def test_from_dict_reads_the_case_format() -> None:
-    """A FORMAT.md step dict becomes a Step; unknown keys are ignored."""
+    """A docs/format.md step dict becomes a Step; ``index`` and ``_private`` keys are skipped."""
     step = Step.from_dict(
         {"text": "t", "tool": "bash", "args": {"command": "ls"}, "result": "x", "status": "error",
-         "progress": {"tests_passed": 3, "files_changed": ["a.py"]}, "extra": 1},
+         "progress": {"tests_passed": 3, "files_changed": ["a.py"], "pages_done": 2}, "index": 9, "_said": "x"},
         index=4,
     )
     assert step.index == 4 and step.status is ToolStatus.ERROR
-    assert step.progress == Progress(tests_passed=3, files_changed=("a.py",))
+    assert step.progress == Progress(tests_passed=3, files_changed=("a.py",))  # progress keys of its own are allowed
+
+
+@pytest.mark.parametrize(("key", "hint"), [("reslt", "did you mean 'result'?"), ("extra", ""), ("Text", "did you mean 'text'?")])
+def test_an_unknown_step_field_is_an_error_naming_it(key: str, hint: str) -> None:
+    """A misspelt or unknown step key raises InvalidArgument naming ``step.KEY`` (and the field it resembles), never dropped."""
+    with pytest.raises(InvalidArgument) as exc:
+        Step.from_dict({"text": "t", key: "x"}, index=0)
+    assert exc.value.field == f"step.{key}" and str(exc.value).startswith(f"step.{key}: unknown field")
+    assert hint in str(exc.value)
+
+
+def test_clients_and_sessions_refuse_an_unknown_step_field(hashing_engine, hashing_server: str) -> None:  # type: ignore[no-untyped-def]
+    """``observe``/``check`` with a mapping holding ``reslt``, in process, remote and through a session: InvalidArgument
+    naming ``step.reslt``, and the run is left without the step."""
+    from plateau import Client
+
+    for client in (Client.local(engine=hashing_engine), Client.remote(hashing_server)):
+        with client:
+            typo = {"index": 0, "text": "Reading.", "reslt": "ok"}
+            for call, args in ((client.observe, ("typo", typo)), (client.check, ("typo", typo))):
+                with pytest.raises(InvalidArgument, match=r"^step\.reslt: unknown field .*did you mean 'result'\?"):
+                    call(*args)
+            with pytest.raises(InvalidArgument, match=r"^step\.reslt: unknown field"):
+                client.session("typo-s").observe(text="Reading.", reslt="ok")
+            assert client.observe("typo", {"index": 0, "text": "Reading.", "result": "ok"}).step_index == 0
 
 
 def test_fingerprint_ignores_index_but_not_content() -> None:

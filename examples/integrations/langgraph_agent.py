@@ -2,7 +2,8 @@
 
 The graph is the usual ``agent → tools → agent`` loop with :class:`plateau.integrations.langgraph.PlateauNode`
 in it: its ``route`` checks each tool call before it runs, the node observes every finished
-turn and feeds a steer back to the model as a message, and a trip ends the run.
+turn and feeds a steer back to the model as a message, and a trip ends the run with a message
+saying why (a call refused before it ran gets its ``ToolMessage`` first).
 
 The model is LangChain's own ``GenericFakeChatModel``, scripted to call ``run_tests`` on every
 turn although the tests fail the same way every time; nothing leaves the machine. Put any chat
@@ -23,7 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
@@ -62,7 +63,7 @@ def build_graph(node: PlateauNode, model_inputs: list[list[Any]]) -> Any:
     graph.add_node("tools", ToolNode([run_tests]))
     graph.add_node("plateau", node)
     graph.add_edge(START, "agent")
-    graph.add_conditional_edges("agent", node.route, ["tools", END])
+    graph.add_conditional_edges("agent", node.route, ["tools", "plateau", END])
     graph.add_edge("tools", "plateau")
     graph.add_conditional_edges("plateau", node.after, ["agent", END])
     return graph.compile()
@@ -85,10 +86,14 @@ def run_agent(client: Client) -> dict[str, Any]:
         "run_id": run_id,
         "turns": len(inputs),
         "actions": [v.action.value for v in verdicts],
-        "ended_by_plateau": bool(last.additional_kwargs.get("plateau")) or (verdicts and verdicts[-1].action.value == "trip"),
+        "ended_by_plateau": last.name == "plateau" and last.additional_kwargs["plateau"]["action"] == "trip",
         "steers": steers,
         "steer_seen_by_model": any(any(getattr(m, "name", None) == "plateau" for m in shown) for shown in inputs),
         "last_message": last.content,
+        "unanswered_calls": sorted(
+            {c["id"] for m in final["messages"] if isinstance(m, AIMessage) for c in m.tool_calls}
+            - {m.tool_call_id for m in final["messages"] if isinstance(m, ToolMessage)}
+        ),
     }
 
 

@@ -1,18 +1,20 @@
 """An OpenAI Agents SDK agent guarded by Plateau's run hooks, offline.
 
-``PlateauRunHooks`` (:mod:`plateau.integrations.openai_agents`) sees every model turn and tool
-call of ``Runner.run``: it checks each call before it runs, injects a steer into the next model
-call, and stops the run (``RunTripped``) when Plateau trips.
+``PlateauRunHooks`` (:mod:`plateau.integrations.openai_agents`) goes where the SDK's run hooks
+go, ``Runner.run(agent, task, hooks=hooks)`` or ``Runner.run_streamed(...)``: a tool input
+guardrail checks each call before it runs, a steer reaches the model's next call as its own
+message, and a trip stops the run with ``RunTripped``.
 
-The model is a custom ``agents.Model`` (the SDK's own extension point) scripted to call
-``run_tests`` again and again although the tests fail the same way every time; nothing leaves
-the machine. Replace ``model=ScriptedModel()`` by a model name (and set ``OPENAI_API_KEY``) to
-guard a real model.
+The model is the SDK's own ``agents.testing.ScriptedModel`` playing one of three scripted
+agents (``scenarios.py``): ``loop`` runs the same failing test again and again (steered, then
+stopped), ``healthy`` fixes a bug and ``poller`` polls a rollout that advances (both left
+alone). Nothing leaves the machine. Give the agent a model name (and ``OPENAI_API_KEY``) instead
+of the scripted model to guard a real one.
 
 Run it from a clone (``pip install -e ".[server,openai-agents]"``)::
 
     python examples/integrations/openai_agents_hooks.py
-    python examples/integrations/openai_agents_hooks.py --remote 127.0.0.1:50051
+    python examples/integrations/openai_agents_hooks.py --streamed --remote 127.0.0.1:50051
 """
 
 from __future__ import annotations
@@ -20,63 +22,65 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
-from agents import Agent, Model, ModelResponse, Usage, function_tool, set_tracing_disabled
-from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+from agents import Agent, Runner, function_tool, set_tracing_disabled
+from agents.testing import ModelCall, ModelStep, ScriptedModel, assistant_message, function_call
 
-from plateau import AsyncClient
-from plateau.integrations import STEER_PREFIX, RunTripped
-from plateau.integrations.openai_agents import PlateauRunHooks
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scenarios import scenario, tool_functions  # noqa: E402
 
-
-@function_tool
-def run_tests(path: str) -> str:
-    """Run the test suite under a path."""
-    return f"FAILED {path}/test_invoice.py::test_rounding - AssertionError: assert 10.004 == 10.0\n1 failed, 41 passed in 0.42s"
+from plateau import AsyncClient  # noqa: E402
+from plateau.integrations import STEER_PREFIX, RunTripped  # noqa: E402
+from plateau.integrations.openai_agents import PlateauRunHooks  # noqa: E402
 
 
-class ScriptedModel(Model):
-    """A model that narrates and calls ``run_tests("tests")`` on every turn; records its inputs."""
+def scripted_model(name: str, max_turns: int) -> ScriptedModel:
+    """The SDK's scripted model playing scenario ``name``: each call answers the next turn."""
+    run = scenario(name)
+    turn_number = iter(range(1, max_turns + 1))
 
-    def __init__(self) -> None:
-        self.inputs: list[Any] = []
+    def respond(call: ModelCall) -> list[Any]:
+        text, tool, args, _ = run.next_turn()
+        n = next(turn_number)
+        output = [assistant_message(text, item_id=f"msg_{n}")]
+        if tool is not None:
+            output.append(function_call(tool, args, call_id=f"call_{n}"))
+        return output
 
-    async def get_response(self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any) -> ModelResponse:
-        self.inputs.append(input)
-        turn = len(self.inputs)
-        text = ResponseOutputText(
-            text=f"The rounding test still fails; running it again (attempt {turn}).", type="output_text", annotations=[]
-        )
-        message = ResponseOutputMessage(id=f"msg_{turn}", content=[text], role="assistant", status="completed", type="message")
-        call = ResponseFunctionToolCall(
-            id=f"fc_{turn}",
-            call_id=f"call_{turn}",
-            name="run_tests",
-            arguments=json.dumps({"path": "tests"}),
-            type="function_call",
-            status="completed",
-        )
-        return ModelResponse(output=[message, call], usage=Usage(), response_id=None)
-
-    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("this example does not stream")
+    model = ScriptedModel([ModelStep.respond(respond) for _ in range(max_turns)])
+    model.scenario = run  # type: ignore[attr-defined]
+    return model
 
 
-async def run_agent(client: AsyncClient, max_turns: int = 12) -> dict[str, Any]:
-    """Run the guarded agent; returns what happened (turns, steers injected, the trip)."""
+async def run_agent(client: AsyncClient, name: str = "loop", *, streamed: bool = False, max_turns: int = 12) -> dict[str, Any]:
+    """Run scenario ``name`` under Plateau's hooks; returns what happened."""
     set_tracing_disabled(True)  # no trace export: nothing leaves the machine
-    model = ScriptedModel()
-    agent = Agent(name="fixer", instructions="Make the invoice rounding test pass.", model=model, tools=[run_tests])
-    hooks = PlateauRunHooks(client, context="Make the invoice rounding test pass.")
-    outcome: dict[str, Any] = {"run_id": hooks.session.run_id, "tripped": None}
+    model = scripted_model(name, max_turns)
+    run = model.scenario  # type: ignore[attr-defined]
+    agent = Agent(name=name, instructions=run.task, model=model, tools=[function_tool(f) for f in tool_functions(run)])
+    hooks = PlateauRunHooks(client, context=run.task)
+    outcome: dict[str, Any] = {"scenario": name, "run_id": hooks.session.run_id, "tripped": None, "final_output": None}
     try:
-        await hooks.run(agent, "Make the invoice rounding test pass.", max_turns=max_turns)
+        if streamed:
+            result = Runner.run_streamed(agent, run.task, hooks=hooks, max_turns=max_turns)
+            async for _ in result.stream_events():
+                pass
+        else:
+            result = await Runner.run(agent, run.task, hooks=hooks, max_turns=max_turns)
+        outcome["final_output"] = result.final_output
     except RunTripped as trip:
         outcome["tripped"] = {"step": trip.verdict.step_index, "reasons": list(trip.verdict.reasons), "message": trip.verdict.message}
-    seen = any(STEER_PREFIX in json.dumps(i, default=str) for i in model.inputs)
+    inputs = [call.input for call in model.calls]
     outcome.update(
-        turns=len(model.inputs), steers=hooks.steers_injected, steer_seen_by_model=seen, actions=[v.action.value for v in hooks.verdicts]
+        model_calls=len(inputs),
+        tools_run=run.tool_calls,
+        actions=[v.action.value for v in hooks.verdicts],
+        steers=hooks.steers_injected,
+        steer_seen_by_model=any(STEER_PREFIX in json.dumps(i, default=str) for i in inputs),
+        refused=hooks.refused,
     )
     return outcome
 
@@ -84,10 +88,12 @@ async def run_agent(client: AsyncClient, max_turns: int = 12) -> dict[str, Any]:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--remote", metavar="HOST:PORT", help="a running plateau serve (default: Plateau in process)")
+    parser.add_argument("--streamed", action="store_true", help="Runner.run_streamed instead of Runner.run")
     args = parser.parse_args()
     client = AsyncClient.remote(args.remote) if args.remote else AsyncClient.local()
     async with client:
-        print(json.dumps(await run_agent(client), indent=2))
+        for name in ("loop", "healthy", "poller"):
+            print(json.dumps(await run_agent(client, name, streamed=args.streamed), indent=2, default=str))
 
 
 if __name__ == "__main__":

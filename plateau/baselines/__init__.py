@@ -5,7 +5,7 @@ source it was read from, what was verified against that source, and where this p
 from it (and why). They are *baselines*: they answer only ``"continue"`` or ``"trip"`` and are
 run through :mod:`plateau.evaluate` exactly like Plateau itself.
 
-Step-level rules (one agent run, one step at a time; see ``shared/benchmark/FORMAT.md``):
+Step-level rules (one agent run, one step at a time; see ``docs/format.md``):
 
 ==================  ==========================================================================
 ``seed-baseline``   consecutive embedding delta below ``mean - k*std`` of the warm-up deltas
@@ -66,7 +66,7 @@ class StepDetector(Protocol):
         Parameters
         ----------
         step
-            One step dict as in ``FORMAT.md`` (``text``, ``tool``, ``args``, ``result``,
+            One step dict as in ``docs/format.md`` (``text``, ``tool``, ``args``, ``result``,
             ``status``, ``progress``, ``user``, ``agent``); only ``text`` is required and every
             other key may be missing or ``None``.
 

@@ -1,4 +1,4 @@
-"""``stuck-detector``: OpenHands' ``StuckDetector``, replayed over ``FORMAT.md`` steps.
+"""``stuck-detector``: OpenHands' ``StuckDetector``, replayed over ``docs/format.md`` steps.
 
 Source
 ------

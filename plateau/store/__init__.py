@@ -38,9 +38,14 @@ def default_sqlite_path(port: int | None = None) -> Path:
     return base / ("runs.sqlite" if port is None else f"runs-{port}.sqlite")
 
 
-def open_store(spec: str, *, port: int | None = None) -> Store:
+def open_store(spec: str, *, port: int | None = None, password_file: str | os.PathLike[str] | None = None) -> Store:
     """The store named by ``spec``: ``memory``, ``sqlite`` (:func:`default_sqlite_path` of
     ``port``), ``sqlite:PATH`` or ``redis://HOST:PORT/DB`` (also ``rediss://``, ``unix://``).
+
+    A Redis password is best not put in ``spec`` (``ps`` shows a server's arguments to every
+    user): give ``password_file`` (its first line; ``plateau serve --store-password-file``) or
+    set ``$PLATEAU_REDIS_PASSWORD``. ``password_file`` with a store other than Redis is
+    ``InvalidArgument``.
 
     Raises
     ------
@@ -55,7 +60,9 @@ def open_store(spec: str, *, port: int | None = None) -> Store:
             from plateau.store.redis_store import RedisStore
         except ImportError as exc:  # pragma: no cover - the server extra installs redis
             raise InvalidArgument("store", f"{spec!r} needs the redis package: pip install 'plateau[server]'") from exc
-        return RedisStore(spec)
+        return RedisStore(spec, password_file=password_file)
+    if password_file is not None:
+        raise InvalidArgument("store_password_file", "is for a redis:// store only")
     kind, _, arg = spec.partition(":")
     if kind == "memory" and not arg:
         return MemoryStore()

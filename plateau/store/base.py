@@ -13,6 +13,13 @@ Each change that the engine makes is one call, and a durable store makes each ca
 - :meth:`Store.update` — only metadata changed (ended, context, timestamps);
 - :meth:`Store.delete` — the run is forgotten (expiry).
 
+A run's *history* is its steps: each accepted step's verdict and the time it was accepted
+(``RunRecord.verdicts`` and ``RunRecord.times``), written by the same :meth:`Store.append` as
+the step itself, so the history never disagrees with the acknowledged steps. It is bounded as
+the run is (``config.max_steps_per_run`` steps; ``max_runs_per_tenant`` runs per tenant) and
+kept as long as the run (until it expires, is deleted, or is reset). :meth:`Store.summaries`
+lists a tenant's runs without decoding their learned state.
+
 Each change is all or nothing. When a change fails the store raises
 :class:`~plateau.errors.StoreUnavailable` and forgets any cached copy; when the engine fails
 while changing a record (before the store is called) it calls :meth:`Store.discard`, after
@@ -26,6 +33,16 @@ tries again (or returns the verdict the other process stored). Such a store also
 engine which steps of a run other processes are judging (:meth:`Store.enter`,
 :meth:`Store.inflight`), so that a step can wait for its predecessor across processes. A
 single-process store (:class:`SingleProcessStore`) holds no such state.
+
+Every method is synchronous and blocking: the server calls them (like the engine's own calls)
+from its worker threads (``PlateauService._run``), never on the event loop. That includes
+:meth:`Store.probe`, which health checks call to ask whether the store can serve at all, and
+:meth:`Store.lost`, which the engine asks when a step names a run the store does not hold.
+
+Limits kept by the store (issue 22): a run's learned state, encoded, may not exceed
+``Config.max_run_state_bytes`` (:class:`~plateau.errors.LimitExceeded` before anything is
+written); runs per tenant are counted by counters kept with each creation and deletion, never
+by scanning runs.
 """
 
 from __future__ import annotations
@@ -33,7 +50,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["RunKey", "SingleProcessStore", "StaleRecord", "Store"]
+from plateau.errors import LimitExceeded
+
+__all__ = ["DEFAULT_MAX_RUN_STATE_BYTES", "RunKey", "SingleProcessStore", "StaleRecord", "Store", "run_summary", "state_too_large"]
+
+#: ``Config.max_run_state_bytes``'s default, used by a store never bound to a config.
+DEFAULT_MAX_RUN_STATE_BYTES = 32 * 1024 * 1024
 
 #: ``(tenant, run_id)``; the tenant is ``""`` when auth is off.
 RunKey = tuple[str, str]
@@ -41,6 +63,15 @@ RunKey = tuple[str, str]
 
 class StaleRecord(Exception):
     """A change was refused because another process changed the run since it was read."""
+
+
+def state_too_large(run_id: str, size: int, limit: int) -> LimitExceeded:
+    """The error for a change that would take run ``run_id``'s learned state to ``size`` bytes,
+    over ``limit`` (``Config.max_run_state_bytes``); raised before anything is written."""
+    return LimitExceeded(
+        f"step: run {run_id!r} would hold {size:,} bytes of learned state, over the limit max_run_state_bytes={limit:,}; "
+        "the step was not applied (start a new run id, or raise max_run_state_bytes)"
+    )
 
 
 @runtime_checkable
@@ -89,6 +120,27 @@ class Store(Protocol):
         """Every key held (a snapshot)."""
         ...
 
+    def summaries(self, tenant: str) -> list[Any]:
+        """A :class:`~plateau.types.RunSummary` of each run ``tenant`` holds, as last committed
+        (in no particular order; at most ``config.max_runs_per_tenant``)."""
+
+    def probe(self) -> tuple[bool, str]:
+        """Whether the store can serve now, and why not: ``(True, "")`` or ``(False, cause)``.
+
+        Synchronous and cheap (a stat, a read or a small write of the store's own; for Redis a
+        ``PING`` bounded by a short timeout); never raises. ``cause`` is fit for an operator's
+        log and a health reply: it names the fault (``the database file was deleted``, ``the
+        database file is corrupt``, ``Redis is out of memory``) and never a password.
+        """
+        ...
+
+    def lost(self, key: RunKey) -> str | None:
+        """Why ``key`` may be missing because the store lost it (a Redis that restarted empty, a
+        deleted database file), or None when the store has no such reason (the run never
+        existed, expired or was deleted). The engine answers ``NOT_FOUND`` with this text
+        instead of reporting a gap in the step indices."""
+        ...
+
     def close(self) -> None:
         """Release files and connections (idempotent)."""
         ...
@@ -111,11 +163,44 @@ class Store(Protocol):
         ...
 
 
+def run_summary(
+    run_id: str,
+    *,
+    context: str | None,
+    ended: bool,
+    created: float,
+    updated: float,
+    ended_at: float | None,
+    steps: int,
+    last: Any | None,
+) -> Any:
+    """The :class:`~plateau.types.RunSummary` of a run whose last step's verdict is ``last``
+    (None before the first step: the state is ``calibrating``, as a new run's)."""
+    from plateau.types import BreakerState, RunSummary
+
+    return RunSummary(
+        run_id=run_id,
+        state=last.state if last is not None else BreakerState.CALIBRATING,
+        steps=steps,
+        ended=bool(ended),
+        context=context or None,
+        created=float(created),
+        updated=float(updated),
+        ended_at=None if ended_at is None else float(ended_at),
+        last_action=None if last is None else last.action,
+        last_score=None if last is None else float(last.score),
+    )
+
+
 class SingleProcessStore:
     """The cross-process part of :class:`Store` for a store used by one process only."""
 
+    #: ``Config.max_run_state_bytes`` (adopted by :meth:`bind`).
+    max_state_bytes: int = DEFAULT_MAX_RUN_STATE_BYTES
+
     def bind(self, config: Any) -> None:
-        """Nothing to adopt: the engine's sweep enforces retention (:meth:`Store.expired`)."""
+        """Adopt ``config.max_run_state_bytes``; retention is the engine's sweep (:meth:`Store.expired`)."""
+        self.max_state_bytes = int(getattr(config, "max_run_state_bytes", DEFAULT_MAX_RUN_STATE_BYTES))
 
     def enter(self, key: RunKey, index: int, seconds: float) -> Any:
         """Nothing to announce: the engine knows its own steps in flight."""
@@ -127,3 +212,7 @@ class SingleProcessStore:
     def inflight(self, key: RunKey) -> frozenset[int]:
         """No other process uses this store."""
         return frozenset()
+
+    def lost(self, key: RunKey) -> str | None:
+        """A single-process store loses no run without failing itself (see :meth:`Store.lost`)."""
+        return None

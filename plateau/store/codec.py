@@ -406,6 +406,11 @@ class StateLog:
         self._ext: dict[str, _External] = {}
         self.log_chars = 0  # characters in the log's entries after its last full entry
         self._pending: tuple[dict[str, _External], int] = ({}, 0)
+        #: Size of the state encoded by the last :meth:`snapshot`, in characters of JSON (the
+        #: base document plus every container, as a full rewrite would hold them; a character
+        #: is one byte of ASCII text, up to 4 of other text): what ``Config.max_run_state_bytes``
+        #: bounds.
+        self.snapshot_chars = 0
 
     # -------------------------------------------------------------- writer
     def snapshot(self, root: Any, *, full: bool = False) -> tuple[str, str, bool]:
@@ -427,6 +432,7 @@ class StateLog:
         if not full and not ops:
             entry = ""  # nothing changed outside the base
         base = _json({"format": FORMAT, "version": VERSION, "root": base_root})
+        self.snapshot_chars = len(base) + total
         self._pending = (new_ext, 0 if full else self.log_chars + len(entry))
         return base, entry, full
 

@@ -39,6 +39,9 @@ class RedisProcess:
         The port; a free one when None.
     start_timeout
         Seconds to wait for ``PING`` to answer (> 0).
+    args
+        More ``redis-server`` arguments, e.g. ``("--requirepass", "s3cret")`` (the readiness
+        check then accepts a ``NOAUTH`` answer).
 
     Raises
     ------
@@ -48,18 +51,18 @@ class RedisProcess:
         It did not answer within ``start_timeout`` (its log is in the message).
     """
 
-    def __init__(self, port: int | None = None, *, start_timeout: float = 10.0) -> None:
+    def __init__(self, port: int | None = None, *, start_timeout: float = 10.0, args: tuple[str, ...] = ()) -> None:
         binary = redis_server_binary()
         if binary is None:
             raise FileNotFoundError("redis-server is not installed (Debian/Ubuntu: apt-get install redis-server)")
         self.port = port or _free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="plateau-redis-"))
         self._log = self.dir / "redis.log"
-        args = [
+        argv = [
             binary, "--bind", "127.0.0.1", "--port", str(self.port), "--dir", str(self.dir), "--save", "", "--appendonly", "no",
-            "--logfile", str(self._log), "--protected-mode", "yes", "--daemonize", "no",
+            "--logfile", str(self._log), "--protected-mode", "yes", "--daemonize", "no", *args,
         ]
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + start_timeout
         while not self.ping():
             if self.proc.poll() is not None or time.monotonic() > deadline:
@@ -78,7 +81,7 @@ class RedisProcess:
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
                 s.sendall(b"PING\r\n")
-                return s.recv(16).startswith(b"+PONG")
+                return s.recv(16).startswith((b"+PONG", b"-NOAUTH"))
         except OSError:
             return False
 

@@ -197,6 +197,74 @@ class RunInfo(_message.Message):
     baseline_scale: float
     def __init__(self, run_id: _Optional[str] = ..., state: _Optional[_Union[BreakerState, str]] = ..., steps: _Optional[int] = ..., steers: _Optional[int] = ..., ended: _Optional[bool] = ..., context: _Optional[str] = ..., last_verdict: _Optional[_Union[Verdict, _Mapping]] = ..., baseline_center: _Optional[float] = ..., baseline_scale: _Optional[float] = ...) -> None: ...
 
+class ListRunsRequest(_message.Message):
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class RunSummary(_message.Message):
+    __slots__ = ("run_id", "state", "steps", "ended", "context", "created", "updated", "ended_at", "last_action", "last_score")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    ENDED_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_FIELD_NUMBER: _ClassVar[int]
+    ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    LAST_ACTION_FIELD_NUMBER: _ClassVar[int]
+    LAST_SCORE_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    state: BreakerState
+    steps: int
+    ended: bool
+    context: str
+    created: float
+    updated: float
+    ended_at: float
+    last_action: Action
+    last_score: float
+    def __init__(self, run_id: _Optional[str] = ..., state: _Optional[_Union[BreakerState, str]] = ..., steps: _Optional[int] = ..., ended: _Optional[bool] = ..., context: _Optional[str] = ..., created: _Optional[float] = ..., updated: _Optional[float] = ..., ended_at: _Optional[float] = ..., last_action: _Optional[_Union[Action, str]] = ..., last_score: _Optional[float] = ...) -> None: ...
+
+class ListRunsResponse(_message.Message):
+    __slots__ = ("runs", "next_page_token")
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    runs: _containers.RepeatedCompositeFieldContainer[RunSummary]
+    next_page_token: str
+    def __init__(self, runs: _Optional[_Iterable[_Union[RunSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class GetRunHistoryRequest(_message.Message):
+    __slots__ = ("run_id", "page_size", "page_token")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    page_size: int
+    page_token: str
+    def __init__(self, run_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class HistoryStep(_message.Message):
+    __slots__ = ("verdict", "time")
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    verdict: Verdict
+    time: float
+    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., time: _Optional[float] = ...) -> None: ...
+
+class RunHistory(_message.Message):
+    __slots__ = ("run", "steps", "next_page_token")
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    run: RunSummary
+    steps: _containers.RepeatedCompositeFieldContainer[HistoryStep]
+    next_page_token: str
+    def __init__(self, run: _Optional[_Union[RunSummary, _Mapping]] = ..., steps: _Optional[_Iterable[_Union[HistoryStep, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
 class GuardRequest(_message.Message):
     __slots__ = ("channel", "chunk", "context")
     CHANNEL_FIELD_NUMBER: _ClassVar[int]

@@ -74,6 +74,16 @@ class PlateauStub:
                 request_serializer=plateau_dot_v1_dot_plateau__pb2.CheckRequest.SerializeToString,
                 response_deserializer=plateau_dot_v1_dot_plateau__pb2.Verdict.FromString,
                 _registered_method=True)
+        self.ListRuns = channel.unary_unary(
+                '/plateau.v1.Plateau/ListRuns',
+                request_serializer=plateau_dot_v1_dot_plateau__pb2.ListRunsRequest.SerializeToString,
+                response_deserializer=plateau_dot_v1_dot_plateau__pb2.ListRunsResponse.FromString,
+                _registered_method=True)
+        self.GetRunHistory = channel.unary_unary(
+                '/plateau.v1.Plateau/GetRunHistory',
+                request_serializer=plateau_dot_v1_dot_plateau__pb2.GetRunHistoryRequest.SerializeToString,
+                response_deserializer=plateau_dot_v1_dot_plateau__pb2.RunHistory.FromString,
+                _registered_method=True)
 
 
 class PlateauServicer:
@@ -135,6 +145,21 @@ class PlateauServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListRuns(self, request, context):
+        """The caller's runs (a tenant sees only its own), newest first, a page at a time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRunHistory(self, request, context):
+        """Every accepted step of a run with its verdict (action, reasons, score, signals, message)
+        and time, a page at a time; NOT_FOUND for an unknown run.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PlateauServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -177,6 +202,16 @@ def add_PlateauServicer_to_server(servicer, server):
                     servicer.Check,
                     request_deserializer=plateau_dot_v1_dot_plateau__pb2.CheckRequest.FromString,
                     response_serializer=plateau_dot_v1_dot_plateau__pb2.Verdict.SerializeToString,
+            ),
+            'ListRuns': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRuns,
+                    request_deserializer=plateau_dot_v1_dot_plateau__pb2.ListRunsRequest.FromString,
+                    response_serializer=plateau_dot_v1_dot_plateau__pb2.ListRunsResponse.SerializeToString,
+            ),
+            'GetRunHistory': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRunHistory,
+                    request_deserializer=plateau_dot_v1_dot_plateau__pb2.GetRunHistoryRequest.FromString,
+                    response_serializer=plateau_dot_v1_dot_plateau__pb2.RunHistory.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -395,6 +430,60 @@ class Plateau:
             '/plateau.v1.Plateau/Check',
             plateau_dot_v1_dot_plateau__pb2.CheckRequest.SerializeToString,
             plateau_dot_v1_dot_plateau__pb2.Verdict.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRuns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/plateau.v1.Plateau/ListRuns',
+            plateau_dot_v1_dot_plateau__pb2.ListRunsRequest.SerializeToString,
+            plateau_dot_v1_dot_plateau__pb2.ListRunsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRunHistory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/plateau.v1.Plateau/GetRunHistory',
+            plateau_dot_v1_dot_plateau__pb2.GetRunHistoryRequest.SerializeToString,
+            plateau_dot_v1_dot_plateau__pb2.RunHistory.FromString,
             options,
             channel_credentials,
             insecure,

@@ -37,7 +37,7 @@ from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Collection
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from plateau.config import Config
 from plateau.errors import LimitExceeded
@@ -55,6 +55,11 @@ class Dropped(Exception):
     """Raised inside a worker thread when the call it works for has gone away."""
 
 
+def _seen(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
 class Shares:
     """A counted resource shared by tenants, each guaranteed a share.
 
@@ -68,13 +73,17 @@ class Shares:
 
     The invariant ``total + reserved <= capacity`` holds, where ``reserved`` is the sum over
     known tenants of the part of their share they do not use: a tenant within its share always
-    fits; beyond it, it borrows only units nobody has reserved. O(1) per call.
+    fits; beyond it, it borrows only units nobody has reserved, and never holds more than
+    :attr:`cap`. O(1) per call.
     """
 
     def __init__(self, capacity: int, tenants: Collection[str]) -> None:
         self.capacity = capacity
         self.known = frozenset(tenants) or frozenset({""})
         self.share = capacity // len(self.known)
+        #: Most units one tenant may hold when there are several: its share, or half of all
+        #: (rounded up) when that is more, so that no one tenant ever holds every unit.
+        self.cap = capacity if len(self.known) == 1 else max(self.share, (capacity + 1) // 2)
         self.total = 0
         self.reserved = self.share * len(self.known)
         self.used: Counter[str] = Counter()
@@ -86,6 +95,8 @@ class Shares:
 
     def fits(self, tenant: str, units: int = 1) -> bool:
         """True when ``tenant`` may take ``units`` more now."""
+        if self.used[tenant] + units > self.cap:
+            return False
         return self.total + units + self.reserved - self._within(tenant, units) <= self.capacity
 
     def take(self, tenant: str, units: int = 1) -> None:
@@ -316,8 +327,10 @@ class Admission:
             self.work.release(tenant, size)
             raise
         deferred = False
+        inner = asyncio.wrap_future(job)
+        inner.add_done_callback(_seen)  # the outcome of work whose caller went away is never asked for
         try:
-            return await asyncio.shield(asyncio.wrap_future(job))
+            return await asyncio.shield(inner)
         except asyncio.CancelledError:
             stop.set()
             if not job.cancel():  # running: the slot is released when the work really ends

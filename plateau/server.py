@@ -5,10 +5,24 @@ thread pool so that concurrent runs share the embedder's micro-batches while the
 keeps serving. Nothing that grows with a request's size runs on the event loop: parsing a
 step (its JSON arguments) and judging it run in the engine's pool, guarding a stream chunk in a
 small pool of its own (``guard_workers`` threads), so one large request never delays health
-checks or another tenant's calls by more than a thread switch. At most
-``config.max_concurrent_rpcs`` steps and run calls (holding at most ``4 * max_message_bytes``
-of requests) are worked on at once; four times as many wait their turn, and a call beyond
-those is ``RESOURCE_EXHAUSTED``.
+checks or another tenant's calls by more than a thread switch.
+
+Every call, ``Check`` and the run calls included, takes one admission path
+(:mod:`plateau.admission`): the unary methods are served by streaming handlers (the bytes on
+the wire are the same), so that the caller is authenticated from its metadata before its body
+is read, the body is read in a receive slot within ``config.request_read_seconds``, its bytes
+are counted (per tenant and in all) before it is parsed, and parsing and engine work run in a
+work slot (at most ``config.max_concurrent_rpcs``, holding at most ``4 * max_message_bytes``
+of requests; four times as many wait their turn, a call beyond those is
+``RESOURCE_EXHAUSTED``). Each tenant of the token table is guaranteed its share of every
+slot. A call whose caller goes away keeps its work slot until its work really ends.
+
+What gRPC allows before the body: grpc.aio offers no hook between the headers and the body of
+a unary call, hence the streaming handlers; ``grpc.max_receive_message_length`` bounds one
+message; the HTTP/2 transport still buffers up to a stream's flow-control window of a body
+the server has not asked for yet (64 KiB at first, more once BDP probing widens it), and
+keepalive pings close connections of peers that no longer answer. gRPC has no per-tenant or
+per-connection byte quota of its own.
 
 Domain errors map to status codes through :data:`STATUS_CODES` (one table, documented in
 :mod:`plateau.errors`); a request that cannot even be parsed (for instance a string field
@@ -28,8 +42,10 @@ Reliability and security (all optional, see :func:`start_server`):
   streams and calls, stream idle time (reading *and* writing: a client that stops reading its
   answers loses its stream like one that stops sending), steps per run, runs per tenant; an
   expired deadline is ``DEADLINE_EXCEEDED``.
-- **Store health**: when the run store cannot write (disk full, read-only file), the health
-  status turns ``NOT_SERVING`` until a probe write succeeds again.
+- **Store health**: a periodic probe of the run store (``store.probe()``, every
+  ``config.health_probe_seconds`` and after each store error) turns health ``NOT_SERVING``,
+  with the reason logged, until a probe succeeds again; a server whose store fails its probe
+  at start refuses to serve.
 - **Retention**: a background sweep deletes idle and ended runs (``Engine.expire``).
 - **Metrics** (:class:`~plateau.metrics.Metrics`) and a log record per call (``plateau.server``
   logger: DEBUG for successes, INFO for refused calls, with ``rpc``/``tenant``/``run_id``/
@@ -798,6 +814,10 @@ async def start_server(
             ("grpc.max_send_message_length", config.max_message_bytes),
             # connections with no call for 15 minutes are closed (clients reconnect transparently)
             ("grpc.max_connection_idle_ms", 15 * 60 * 1000),
+            # a peer that no longer answers HTTP/2 pings (gone without closing its socket) loses its
+            # connection, and with it every partial request it held
+            ("grpc.keepalive_time_ms", 60 * 1000),
+            ("grpc.keepalive_timeout_ms", 20 * 1000),
             # a port another process listens on is an error, never shared: with SO_REUSEPORT two
             # servers would split the connections, and a run's steps between them
             ("grpc.so_reuseport", 0),

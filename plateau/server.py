@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import math
 import re
@@ -632,6 +633,16 @@ def _probe_result(result: Any) -> tuple[bool, str]:
     return bool(result), ""
 
 
+def _read_probe(store: Any) -> tuple[bool, str]:
+    """The probe of a store without ``probe()``: a read of a run id no caller can use (NUL is
+    refused in run ids), so the store must answer; ``StoreUnavailable`` is a failed probe."""
+    try:
+        store.get(("", "\0health-probe"))
+    except StoreUnavailable as exc:
+        return False, exc.message.removeprefix("store: ")
+    return True, ""
+
+
 _RETRY_CLAUSE = re.compile(r"[;,]?\s*(?:the change was not applied,\s*)?retrying is safe\.?", re.IGNORECASE)
 
 
@@ -639,8 +650,8 @@ class _StoreHealth:
     """Health follows the run store: a periodic probe sets ``NOT_SERVING`` (the reason logged)
     while the store fails, ``SERVING`` once it answers again.
 
-    The probe is the store's ``probe()`` (``(ok, reason)``; a store without one counts as
-    healthy), run in a thread of its own every ``config.health_probe_seconds`` and at once after
+    The probe is the store's ``probe()`` (``(ok, reason)``; a store without one is probed by one
+    read, :func:`_read_probe`), run in a thread of its own every ``config.health_probe_seconds`` and at once after
     a call ends with ``StoreUnavailable``; a probe that does not answer within
     ``max(1, interval)`` seconds (Redis paused) fails with that reason.
     """
@@ -664,9 +675,10 @@ class _StoreHealth:
         return await asyncio.shield(self._pending)
 
     async def _probe(self) -> tuple[bool, str]:
-        probe = getattr(self.service.engine.store, "probe", None)
-        if probe is None:
-            return True, ""
+        store = self.service.engine.store
+        probe = getattr(store, "probe", None)
+        if probe is None:  # a store without a probe of its own: one read of a run that never exists
+            probe = functools.partial(_read_probe, store)
         limit = max(1.0, self.interval)
         loop = asyncio.get_running_loop()
         try:

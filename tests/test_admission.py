@@ -335,3 +335,34 @@ def test_a_server_whose_store_fails_its_probe_refuses_to_start(tmp_path: Path) -
     with pytest.raises(StoreUnavailable, match="read-only.*refusing to serve"):
         asyncio.run(start_server(engine, "127.0.0.1", 0))
     engine.close()
+
+
+def test_health_turns_not_serving_while_redis_is_paused_and_serving_once_it_answers() -> None:
+    """A real Redis stopped with SIGSTOP turns health NOT_SERVING by the periodic probe (no call needed), with the reason
+    logged; SIGCONT brings it back to SERVING, and the run continues."""
+    import importlib.util
+    import os
+    import signal
+
+    from plateau.store.redis_proc import RedisProcess, redis_server_binary
+
+    if redis_server_binary() is None or importlib.util.find_spec("redis") is None:
+        pytest.skip("redis-server or redis-py is not installed")
+    from plateau.store.redis_store import RedisStore
+
+    with RedisProcess() as redis_server:
+        store = RedisStore(redis_server.url, timeout=0.5)
+        engine = Engine(Config(health_probe_seconds=0.2), HashingEmbedder(), store=store)
+        with (ServerThread(engine) as server, Client.remote(server.target) as client,
+              grpc.insecure_channel(server.target) as channel):
+            health = health_pb2_grpc.HealthStub(channel)
+            assert client.observe("r", Step(index=0, text="first")).step_index == 0
+            _wait_health(health, health_pb2.HealthCheckResponse.SERVING)
+            os.kill(redis_server.proc.pid, signal.SIGSTOP)
+            try:
+                _wait_health(health, health_pb2.HealthCheckResponse.NOT_SERVING)
+            finally:
+                os.kill(redis_server.proc.pid, signal.SIGCONT)
+            _wait_health(health, health_pb2.HealthCheckResponse.SERVING)
+            assert client.observe("r", Step(index=1, text="second")).step_index == 1
+        engine.close()

@@ -145,7 +145,10 @@ class Config:
         full-size fields fits).
     max_concurrent_streams
         Most ``ObserveStream``/``GuardStream`` calls open at once on the server (int >= 1);
-        one more is ``RESOURCE_EXHAUSTED``. Default 256.
+        one more is ``RESOURCE_EXHAUSTED``. With auth, each of ``n`` tenants is guaranteed
+        ``max_concurrent_streams // n`` of them whatever the others hold, and may borrow slots
+        no tenant has reserved (so one tenant holding idle streams cannot lock others out).
+        Default 256.
     stream_idle_seconds
         A stream that sends nothing, or reads nothing while the server waits to write to it,
         for this long is closed with ``DEADLINE_EXCEEDED`` (float > 0, seconds), so a silent
@@ -157,12 +160,23 @@ class Config:
         message can cause. Default 1,000,000 (a whole long response fits; streamed chunks are
         tokens).
     max_concurrent_rpcs
-        Most steps and run calls the server works on at once (int >= 1), which together hold
-        at most ``4 * max_message_bytes`` of requests (one call always may); four times as
-        many wait for their turn (within their deadline), and a call beyond those is
-        ``RESOURCE_EXHAUSTED`` at once. A request is expanded in memory (decoded, parsed) only
-        when its turn comes, so this bounds the memory concurrent large requests take.
-        Default 32 (the worker threads).
+        Most calls (steps, checks and run calls) the server works on at once (int >= 1),
+        which together hold at most ``4 * max_message_bytes`` of requests (one call always
+        may); four times as many wait for their turn (within their deadline), and a call
+        beyond those is ``RESOURCE_EXHAUSTED`` at once. A request is expanded in memory
+        (decoded, parsed) only when its turn comes, so this bounds the memory concurrent large
+        requests take. With auth, each of ``n`` tenants is guaranteed ``1/n`` of these slots
+        and of ``max_concurrent_streams`` (:mod:`plateau.admission`). Default 32 (the worker
+        threads).
+    request_read_seconds
+        Longest time a call's request body may take to arrive once the server asks for it, in
+        seconds (float > 0); a body still incomplete then closes the call
+        (``DEADLINE_EXCEEDED``), so a stalled partial request holds neither memory nor a receive
+        slot for longer (issue 22, item 8). Default 30 (16 MiB at 4 Mbit/s).
+    health_probe_seconds
+        Interval of the server's store health probe, in seconds (float > 0): health is
+        ``NOT_SERVING``, with the probe's reason logged, from the first failed probe until one
+        succeeds. Default 2.
     order_wait_seconds
         Longest time a step whose predecessor is still being judged (sent concurrently, on
         another connection) waits for it, in seconds (float >= 0), further bounded by the
@@ -224,6 +238,8 @@ class Config:
     stream_idle_seconds: float = 300.0
     max_chunk_chars: int = 1_000_000
     max_concurrent_rpcs: int = 32
+    request_read_seconds: float = 30.0
+    health_probe_seconds: float = 2.0
     order_wait_seconds: float = 30.0
     idle_run_ttl_seconds: float = 7 * 24 * 3600.0
     ended_run_ttl_seconds: float = 24 * 3600.0
@@ -280,6 +296,8 @@ class Config:
         need("stream_idle_seconds", self.stream_idle_seconds > 0, "must be > 0")
         need("max_chunk_chars", self.max_chunk_chars >= 1024, "must be >= 1024")
         need("max_concurrent_rpcs", self.max_concurrent_rpcs >= 1, "must be >= 1")
+        need("request_read_seconds", 0 < self.request_read_seconds < float("inf"), "must be finite and > 0")
+        need("health_probe_seconds", 0 < self.health_probe_seconds < float("inf"), "must be finite and > 0")
         need("order_wait_seconds", self.order_wait_seconds >= 0 and self.order_wait_seconds != float("inf"), "must be finite and >= 0")
         need("idle_run_ttl_seconds", self.idle_run_ttl_seconds > 0, "must be > 0")
         need("ended_run_ttl_seconds", self.ended_run_ttl_seconds > 0, "must be > 0")

@@ -109,18 +109,33 @@ def step_to_pb(step: Step) -> pb.Step:
     return msg
 
 
-def step_from_pb(msg: pb.Step) -> Step:
+def step_from_pb(msg: pb.Step, *, max_args_bytes: int | None = None) -> Step:
     """``plateau.v1.Step`` → :class:`Step`, validating every field.
+
+    Parameters
+    ----------
+    msg
+        The step as received.
+    max_args_bytes
+        When given (the server passes ``config.max_field_chars``), args longer than this many
+        bytes of JSON are refused *before* they are parsed: parsing costs CPU and memory in
+        proportion to the text (a million keys, 12 MB, took 20 s), and canonical JSON is never
+        longer than the bytes sent except for number spellings (``1e9``), so the bound is the
+        field's character limit applied to the bytes (issue 22, item 7).
 
     Raises
     ------
     InvalidArgument
         ``step.status`` for an unknown enum value, ``step.args`` for args that are not a JSON
-        object in UTF-8, ``step.index`` for a negative index, ``step.progress.*`` for negative
-        counts or a non-finite metric.
+        object in UTF-8 or longer than ``max_args_bytes``, ``step.index`` for a negative index,
+        ``step.progress.*`` for negative counts or a non-finite metric.
     """
     if msg.status not in _STATUS_BACK:
         raise InvalidArgument("step.status", f"unknown value {msg.status}")
+    if max_args_bytes is not None and len(msg.args_json) > max_args_bytes:
+        raise InvalidArgument(
+            "step.args", f"is {len(msg.args_json)} bytes of JSON; the limit is {max_args_bytes} (max_field_chars), checked before parsing"
+        )
     p = msg.progress
     progress = Progress(
         tests_passed=p.tests_passed if p.HasField("tests_passed") else None,

@@ -5,10 +5,24 @@ thread pool so that concurrent runs share the embedder's micro-batches while the
 keeps serving. Nothing that grows with a request's size runs on the event loop: parsing a
 step (its JSON arguments) and judging it run in the engine's pool, guarding a stream chunk in a
 small pool of its own (``guard_workers`` threads), so one large request never delays health
-checks or another tenant's calls by more than a thread switch. At most
-``config.max_concurrent_rpcs`` steps and run calls (holding at most ``4 * max_message_bytes``
-of requests) are worked on at once; four times as many wait their turn, and a call beyond
-those is ``RESOURCE_EXHAUSTED``.
+checks or another tenant's calls by more than a thread switch.
+
+Every call, ``Check`` and the run calls included, takes one admission path
+(:mod:`plateau.admission`): the unary methods are served by streaming handlers (the bytes on
+the wire are the same), so that the caller is authenticated from its metadata before its body
+is read, the body is read in a receive slot within ``config.request_read_seconds``, its bytes
+are counted (per tenant and in all) before it is parsed, and parsing and engine work run in a
+work slot (at most ``config.max_concurrent_rpcs``, holding at most ``4 * max_message_bytes``
+of requests; four times as many wait their turn, a call beyond those is
+``RESOURCE_EXHAUSTED``). Each tenant of the token table is guaranteed its share of every
+slot. A call whose caller goes away keeps its work slot until its work really ends.
+
+What gRPC allows before the body: grpc.aio offers no hook between the headers and the body of
+a unary call, hence the streaming handlers; ``grpc.max_receive_message_length`` bounds one
+message; the HTTP/2 transport still buffers up to a stream's flow-control window of a body
+the server has not asked for yet (64 KiB at first, more once BDP probing widens it), and
+keepalive pings close connections of peers that no longer answer. gRPC has no per-tenant or
+per-connection byte quota of its own.
 
 Domain errors map to status codes through :data:`STATUS_CODES` (one table, documented in
 :mod:`plateau.errors`); a request that cannot even be parsed (for instance a string field
@@ -28,8 +42,10 @@ Reliability and security (all optional, see :func:`start_server`):
   streams and calls, stream idle time (reading *and* writing: a client that stops reading its
   answers loses its stream like one that stops sending), steps per run, runs per tenant; an
   expired deadline is ``DEADLINE_EXCEEDED``.
-- **Store health**: when the run store cannot write (disk full, read-only file), the health
-  status turns ``NOT_SERVING`` until a probe write succeeds again.
+- **Store health**: a periodic probe of the run store (``store.probe()``, every
+  ``config.health_probe_seconds`` and after each store error) turns health ``NOT_SERVING``,
+  with the reason logged, until a probe succeeds again; a server whose store fails its probe
+  at start refuses to serve.
 - **Retention**: a background sweep deletes idle and ended runs (``Engine.expire``).
 - **Metrics** (:class:`~plateau.metrics.Metrics`) and a log record per call (``plateau.server``
   logger: DEBUG for successes, INFO for refused calls, with ``rpc``/``tenant``/``run_id``/
@@ -40,9 +56,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import math
+import re
 import signal
+import threading
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
@@ -59,9 +78,10 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2
 from grpc_status import rpc_status
 
 from plateau import convert
+from plateau.admission import Admission, Dropped, Expired
 from plateau.auth import ServerTls, TokenTable
 from plateau.engine import Engine
-from plateau.errors import ERROR_DOMAIN, InvalidArgument, LimitExceeded, PlateauError, StoreUnavailable
+from plateau.errors import ERROR_DOMAIN, InvalidArgument, PlateauError, StoreUnavailable
 from plateau.integrations import otel_server_interceptors
 from plateau.metrics import Metrics
 from plateau.v1 import plateau_pb2 as pb
@@ -107,6 +127,19 @@ def _lenient(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
 
 
 _PARSE_OBSERVE = _lenient(pb.ObserveRequest.FromString)
+_PARSE_CHECK = _lenient(pb.CheckRequest.FromString)
+_PARSE_GET = _lenient(pb.GetRunRequest.FromString)
+_PARSE_RESET = _lenient(pb.ResetRunRequest.FromString)
+_PARSE_END = _lenient(pb.EndRunRequest.FromString)
+_PARSE_DELETE = _lenient(pb.DeleteRunRequest.FromString)
+_PARSE_GUARD = _lenient(pb.GuardRequest.FromString)
+_PARSE_LIST = _lenient(pb.ListRunsRequest.FromString)
+_PARSE_HISTORY = _lenient(pb.GetRunHistoryRequest.FromString)
+
+
+def _left(deadline: float) -> float:
+    """Seconds left until ``deadline`` (``time.monotonic`` clock; ``inf`` stays ``inf``)."""
+    return deadline if math.isinf(deadline) else deadline - time.monotonic()
 
 
 class _Flights:
@@ -160,6 +193,10 @@ class _Aborted(Exception):
 class PlateauService:
     """Implements ``plateau.v1.Plateau`` over an :class:`~plateau.engine.Engine`.
 
+    Every call goes through one :class:`~plateau.admission.Admission` (authenticate from
+    metadata, receive the body in a receive slot, hold its bytes, parse and work in a work slot),
+    with each tenant's share of streams, receive and work slots and request bytes.
+
     Parameters
     ----------
     engine
@@ -194,70 +231,36 @@ class PlateauService:
         self.auth = auth
         self.metrics = metrics
         self.on_store_error = on_store_error
+        #: The store's health watch (set by :func:`start_server`): it words a store error's message.
+        self.store_health: _StoreHealth | None = None
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plateau-rpc")
         self._guard_pool = ThreadPoolExecutor(max_workers=guard_workers, thread_name_prefix="plateau-guard")
         self._flights: dict[tuple[str, str], _Flights] = {}
-        self._streams = 0
-        self._admission = asyncio.Condition()
-        self._active = 0
-        self._active_bytes = 0
-        self._waiting = 0
-        self._waiting_bytes = 0
-        #: Request bytes worked on at once, and waiting (a call always starts when nothing else runs).
-        self.byte_budget = 4 * self.config.max_message_bytes
+        self.admission = Admission(self.config, auth.tenants if auth is not None else ())
         self._closing: asyncio.Event | None = None
+
+    @property
+    def byte_budget(self) -> int:
+        """Request bytes worked on at once (a call always starts when nothing else runs)."""
+        return self.admission.byte_budget
 
     async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
 
-    def _must_refuse(self, size: int) -> bool:
-        """True when a call of ``size`` bytes can neither start nor wait (see :meth:`_admitted`)."""
-        if self._can_start(size):
-            return False
-        return self._waiting >= 4 * self.config.max_concurrent_rpcs or bool(self._waiting and self._waiting_bytes + size > self.byte_budget)
+    async def _admitted(self, tenant: str, size: int, deadline: float, fn: Callable[[threading.Event], T]) -> T:
+        """Run ``fn(stop)`` in the pool in a work slot of ``tenant`` (see :meth:`Admission.run`)."""
+        return await self.admission.run(tenant, size, _left(deadline), self._pool, fn)
 
-    def _full(self) -> LimitExceeded:
-        return LimitExceeded(f"calls: {self._active} calls are worked on and {self._waiting} wait, the server's limit; retry")
+    async def _body(self, tenant: str, requests: AsyncIterator[bytes], deadline: float) -> bytes:
+        """The request's bytes, received in a receive slot (the body is read only now, after auth)."""
 
-    def _can_start(self, size: int) -> bool:
-        if self._active >= self.config.max_concurrent_rpcs:
-            return False
-        return self._active == 0 or self._active_bytes + size <= self.byte_budget
+        async def first() -> bytes:
+            async for data in requests:
+                return data
+            raise InvalidArgument("request", "is missing (the call ended before its message)")
 
-    async def _admitted(self, fn: Callable[..., T], *args: Any, deadline_left: float = math.inf, size: int = 0, **kwargs: Any) -> T:
-        """Run ``fn`` in the pool once the call may start.
-
-        At most ``config.max_concurrent_rpcs`` calls, holding at most :attr:`byte_budget` request
-        bytes (``size`` is this call's), are worked on at once: a request is expanded in memory
-        (decoded, parsed, canonicalised) only then. Up to four times that many calls, holding
-        at most :attr:`byte_budget` bytes too, wait for their turn (until their deadline:
-        ``DEADLINE_EXCEEDED``); a call beyond those is ``RESOURCE_EXHAUSTED`` at once, which
-        frees its request. Small calls never meet the byte budget; large ones are bounded by it.
-        """
-        async with self._admission:
-            if not self._can_start(size):
-                if self._must_refuse(size):
-                    raise self._full()
-                self._waiting += 1
-                self._waiting_bytes += size
-                try:
-                    timeout = None if math.isinf(deadline_left) else max(0.0, deadline_left)
-                    await asyncio.wait_for(self._admission.wait_for(lambda: self._can_start(size)), timeout=timeout)
-                except TimeoutError:
-                    raise _Aborted(grpc.StatusCode.DEADLINE_EXCEEDED, "the call's deadline expired while it waited for its turn") from None
-                finally:
-                    self._waiting -= 1
-                    self._waiting_bytes -= size
-            self._active += 1
-            self._active_bytes += size
-        try:
-            return await self._run(fn, *args, **kwargs)
-        finally:
-            async with self._admission:
-                self._active -= 1
-                self._active_bytes -= size
-                self._admission.notify_all()
+        return await self.admission.read(tenant, first, _left(deadline))
 
     # ------------------------------------------------------------------ call plumbing
     def _tenant(self, context: grpc.aio.ServicerContext) -> str:
@@ -273,6 +276,11 @@ class PlateauService:
         if left <= 0:
             raise _Aborted(grpc.StatusCode.DEADLINE_EXCEEDED, "the call's deadline expired before it was handled")
         return float(left)
+
+    @classmethod
+    def _deadline(cls, context: grpc.aio.ServicerContext) -> float:
+        """The call's deadline on the ``time.monotonic`` clock (``inf`` without one)."""
+        return time.monotonic() + cls._deadline_left(context)
 
     def _record(self, method: str, code: grpc.StatusCode, started: float, fields: dict[str, Any]) -> None:
         elapsed = time.perf_counter() - started
@@ -296,10 +304,15 @@ class PlateauService:
         except PlateauError as exc:
             code, message = STATUS_CODES.get(exc.code, grpc.StatusCode.UNKNOWN), exc.message
             reason, field = exc.reason, getattr(exc, "field", None)
-            if isinstance(exc, StoreUnavailable) and self.on_store_error is not None:
-                self.on_store_error(exc)
+            if isinstance(exc, StoreUnavailable):
+                if self.store_health is not None:
+                    message = await self.store_health.message(exc)
+                if self.on_store_error is not None:
+                    self.on_store_error(exc)
         except _Aborted as exc:
             code, message, reason = exc.code, exc.message, exc.code.name
+        except Expired as exc:
+            code, message, reason = grpc.StatusCode.DEADLINE_EXCEEDED, str(exc), "DEADLINE_EXCEEDED"
         except asyncio.CancelledError:
             code = grpc.StatusCode.CANCELLED
             raise
@@ -329,32 +342,46 @@ class PlateauService:
         except TimeoutError:
             pass  # the engine decides: still a gap, or the predecessor just landed
 
-    async def _observe_one(self, request: Any, tenant: str, deadline_left: float, fields: dict[str, Any]) -> pb.Verdict:
-        self._check(request)
-        fields.update(tenant=tenant, run_id=request.run_id[:256])
-        if not request.HasField("step"):
-            raise InvalidArgument("step", "is required")
-        fields["step"] = request.step.index
+    async def _observe_one(self, data: bytes, tenant: str, deadline: float, fields: dict[str, Any]) -> pb.Verdict:
+        """One ``ObserveRequest`` (its bytes): hold them, parse in a work slot, wait for the step's
+        predecessor (holding no slot), judge in a work slot."""
+        size = len(data)
+        self.admission.hold(tenant, size)
+        try:
+            request = await self._admitted(tenant, size, deadline, lambda stop: _PARSE_OBSERVE(data))
+            data = b""
+            self._check(request)
+            fields.update(tenant=tenant, run_id=request.run_id[:256])
+            if not request.HasField("step"):
+                raise InvalidArgument("step", "is required")
+            fields["step"] = request.step.index
+            return await self._observe_parsed(request, tenant, size, deadline)
+        finally:
+            self.admission.unhold(tenant, size)
+
+    async def _observe_parsed(self, request: Any, tenant: str, size: int, deadline: float) -> pb.Verdict:
         key = (tenant, request.run_id)
         flights = self._flights.get(key)
         if flights is None:
             flights = self._flights[key] = _Flights()
         index = request.step.index
         flights.indices[index] += 1
-        started = time.monotonic()
-        budget = min(deadline_left, self.config.order_wait_seconds)
+        budget = min(_left(deadline), self.config.order_wait_seconds)
+        order_deadline = time.monotonic() + budget
 
-        def observe() -> pb.Verdict:
+        def observe(stop: threading.Event) -> pb.Verdict:
             # parsing (JSON args of up to max_field_chars) and judging both run in the pool
-            step = convert.step_from_pb(request.step)
-            left = max(0.0, budget - (time.monotonic() - started))
+            step = convert.step_from_pb(request.step, max_args_bytes=self.config.max_field_chars)
             policy = convert.tool_policy_from_pb(request.tool_policy) if request.tool_policy else None
+            if stop.is_set():
+                raise Dropped("the caller went away")
+            left = max(0.0, order_deadline - time.monotonic())
             verdict = self.engine.observe(request.run_id, step, request.context or None, tenant=tenant, timeout=left, tool_policy=policy)
             return convert.verdict_to_pb(verdict)
 
         try:
             await self._ordered(key, index, budget)
-            return await self._admitted(observe, deadline_left=deadline_left - (time.monotonic() - started), size=request.ByteSize())
+            return await self._admitted(tenant, size, deadline, observe)
         finally:
             flights.indices[index] -= 1
             if flights.indices[index] <= 0:
@@ -364,48 +391,58 @@ class PlateauService:
             if not flights.indices and self._flights.get(key) is flights:
                 del self._flights[key]
 
-    async def Observe(self, data: bytes, context: grpc.aio.ServicerContext) -> pb.Verdict:
-        # The request arrives as bytes: a call the server has no room for is refused before it
-        # is parsed (one copy of it less in memory), and parsing runs in the pool.
+    async def Observe(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> pb.Verdict:
+        # Registered as a streaming handler (the wire is the same for a unary call): the caller is
+        # authenticated from its metadata before its body is read, the body is read in a receive
+        # slot, and parsing runs in a work slot in the pool.
         async def work(fields: dict[str, Any]) -> pb.Verdict:
-            nonlocal data
             tenant = self._tenant(context)
-            left = self._deadline_left(context)
-            if self._must_refuse(len(data)):
-                raise self._full()
-            request = await self._run(_PARSE_OBSERVE, data)
-            data = b""
-            return await self._observe_one(request, tenant, left, fields)
+            fields["tenant"] = tenant
+            deadline = self._deadline(context)
+            data = await self._body(tenant, requests, deadline)
+            return await self._observe_one(data, tenant, deadline, fields)
 
         return await self._call("Observe", context, work)  # type: ignore[no-any-return]
 
-    async def Check(self, request: Any, context: grpc.aio.ServicerContext) -> pb.Verdict:
+    async def Check(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> pb.Verdict:
         async def work(fields: dict[str, Any]) -> pb.Verdict:
             tenant = self._tenant(context)
-            self._check(request)
-            self._deadline_left(context)
-            fields.update(tenant=tenant, run_id=request.run_id[:256])
-            if not request.HasField("step"):
-                raise InvalidArgument("step", "is required")
-            step = convert.step_from_pb(request.step)
-            policy = convert.tool_policy_from_pb(request.tool_policy) if request.tool_policy else None
-            verdict = await self._run(self.engine.check, request.run_id, step, request.context or None, tenant=tenant, tool_policy=policy)
-            fields["step"] = verdict.step_index
-            return convert.verdict_to_pb(verdict)
+            fields["tenant"] = tenant
+            deadline = self._deadline(context)
+            data = await self._body(tenant, requests, deadline)
+            size = len(data)
+
+            def check(stop: threading.Event) -> tuple[pb.Verdict, str]:
+                request = _PARSE_CHECK(data)
+                self._check(request)
+                if not request.HasField("step"):
+                    raise InvalidArgument("step", "is required")
+                step = convert.step_from_pb(request.step, max_args_bytes=self.config.max_field_chars)
+                policy = convert.tool_policy_from_pb(request.tool_policy) if request.tool_policy else None
+                if stop.is_set():
+                    raise Dropped("the caller went away")
+                verdict = self.engine.check(request.run_id, step, request.context or None, tenant=tenant, tool_policy=policy)
+                return convert.verdict_to_pb(verdict), request.run_id[:256]
+
+            self.admission.hold(tenant, size)
+            try:
+                verdict, run_id = await self._admitted(tenant, size, deadline, check)
+            finally:
+                self.admission.unhold(tenant, size)
+            fields.update(run_id=run_id, step=verdict.step_index)
+            return verdict
 
         return await self._call("Check", context, work)  # type: ignore[no-any-return]
 
-    async def _stream_slot(self) -> None:
-        if self._streams >= self.config.max_concurrent_streams:
-            raise LimitExceeded(f"streams: {self.config.max_concurrent_streams} streams are open, the server's limit; retry later")
-        self._streams += 1
+    async def _stream_slot(self, tenant: str) -> None:
+        self.admission.open_stream(tenant)
         if self.metrics is not None:
-            self.metrics.open_streams.set(self._streams)
+            self.metrics.open_streams.set(self.admission.streams.total)
 
-    def _stream_done(self) -> None:
-        self._streams -= 1
+    def _stream_done(self, tenant: str) -> None:
+        self.admission.close_stream(tenant)
         if self.metrics is not None:
-            self.metrics.open_streams.set(self._streams)
+            self.metrics.open_streams.set(self.admission.streams.total)
 
     async def _next(self, requests: AsyncIterator[Any]) -> Any:
         """The stream's next request, or a sentinel at its end; idle too long is DEADLINE_EXCEEDED,
@@ -455,75 +492,108 @@ class PlateauService:
     async def ObserveStream(self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> None:
         async def work(fields: dict[str, Any]) -> None:
             tenant = self._tenant(context)
-            await self._stream_slot()
+            fields["tenant"] = tenant
+            await self._stream_slot(tenant)
             try:
                 it = aiter(requests)
                 count = 0
                 while True:
-                    request = await self._next(it)
-                    if request is _END:
+                    data = await self._next(it)
+                    if data is _END:
                         break
-                    verdict = await self._observe_one(request, tenant, self._deadline_left(context), fields)
+                    verdict = await self._observe_one(data, tenant, self._deadline(context), fields)
                     count += 1
                     fields["steps"] = count
                     await self._write(context, verdict)
             finally:
-                self._stream_done()
+                self._stream_done(tenant)
 
         await self._call("ObserveStream", context, work)
 
     # ------------------------------------------------------------------ run calls
-    async def _run_call(self, name: str, request: Any, context: grpc.aio.ServicerContext, fn: Callable[..., Any]) -> pb.RunInfo:
+    async def _run_call(self, name: str, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext, parse: Callable[[bytes], Any],
+                        fn: Callable[..., Any]) -> pb.RunInfo:
         async def work(fields: dict[str, Any]) -> pb.RunInfo:
             tenant = self._tenant(context)
-            self._check(request)
-            left = self._deadline_left(context)
-            fields.update(tenant=tenant, run_id=request.run_id[:256])
-            info = await self._admitted(fn, request.run_id, tenant=tenant, deadline_left=left)
-            return convert.run_info_to_pb(info)
+            fields["tenant"] = tenant
+            deadline = self._deadline(context)
+            data = await self._body(tenant, requests, deadline)
+            size = len(data)
+
+            def call(stop: threading.Event) -> tuple[pb.RunInfo, str]:
+                request = parse(data)
+                self._check(request)
+                if stop.is_set():
+                    raise Dropped("the caller went away")
+                return convert.run_info_to_pb(fn(request.run_id, tenant=tenant)), request.run_id[:256]
+
+            self.admission.hold(tenant, size)
+            try:
+                info, run_id = await self._admitted(tenant, size, deadline, call)
+            finally:
+                self.admission.unhold(tenant, size)
+            fields["run_id"] = run_id
+            return info
 
         return await self._call(name, context, work)  # type: ignore[no-any-return]
 
-    async def GetRun(self, request: Any, context: grpc.aio.ServicerContext) -> pb.RunInfo:
-        return await self._run_call("GetRun", request, context, self.engine.get_run)
+    async def GetRun(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> pb.RunInfo:
+        return await self._run_call("GetRun", requests, context, _PARSE_GET, self.engine.get_run)
 
-    async def ResetRun(self, request: Any, context: grpc.aio.ServicerContext) -> pb.RunInfo:
-        return await self._run_call("ResetRun", request, context, self.engine.reset_run)
+    async def ResetRun(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> pb.RunInfo:
+        return await self._run_call("ResetRun", requests, context, _PARSE_RESET, self.engine.reset_run)
 
-    async def EndRun(self, request: Any, context: grpc.aio.ServicerContext) -> pb.RunInfo:
-        return await self._run_call("EndRun", request, context, self.engine.end_run)
+    async def EndRun(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> pb.RunInfo:
+        return await self._run_call("EndRun", requests, context, _PARSE_END, self.engine.end_run)
 
-    async def DeleteRun(self, request: Any, context: grpc.aio.ServicerContext) -> pb.RunInfo:
-        return await self._run_call("DeleteRun", request, context, self.engine.delete_run)
+    async def DeleteRun(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> pb.RunInfo:
+        return await self._run_call("DeleteRun", requests, context, _PARSE_DELETE, self.engine.delete_run)
 
-    async def ListRuns(self, request: Any, context: grpc.aio.ServicerContext) -> pb.ListRunsResponse:
-        async def work(fields: dict[str, Any]) -> pb.ListRunsResponse:
+    async def _read_call(self, name: str, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext,
+                         parse: Callable[[bytes], Any], fn: Callable[[Any, str, dict[str, Any]], Any]) -> Any:
+        """A read-only call (``ListRuns``, ``GetRunHistory``) through the one admission path:
+        authenticated from its metadata, its body read in a receive slot, parsed and answered
+        in a work slot of its tenant."""
+        async def work(fields: dict[str, Any]) -> Any:
             tenant = self._tenant(context)
-            self._check(request)
-            left = self._deadline_left(context)
             fields["tenant"] = tenant
-            runs, token = await self._admitted(
-                self.engine.list_runs, tenant=tenant, page_size=request.page_size, page_token=request.page_token, deadline_left=left
-            )
+            deadline = self._deadline(context)
+            data = await self._body(tenant, requests, deadline)
+            size = len(data)
+
+            def call(stop: threading.Event) -> Any:
+                request = parse(data)
+                self._check(request)
+                if stop.is_set():
+                    raise Dropped("the caller went away")
+                return fn(request, tenant, fields)
+
+            self.admission.hold(tenant, size)
+            try:
+                return await self._admitted(tenant, size, deadline, call)
+            finally:
+                self.admission.unhold(tenant, size)
+
+        return await self._call(name, context, work)
+
+    async def ListRuns(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> pb.ListRunsResponse:
+        def list_runs(request: Any, tenant: str, fields: dict[str, Any]) -> pb.ListRunsResponse:
+            runs, token = self.engine.list_runs(tenant=tenant, page_size=request.page_size, page_token=request.page_token)
             fields["runs"] = len(runs)
             return pb.ListRunsResponse(runs=[convert.run_summary_to_pb(r) for r in runs], next_page_token=token)
 
-        return await self._call("ListRuns", context, work)  # type: ignore[no-any-return]
+        return await self._read_call("ListRuns", requests, context, _PARSE_LIST, list_runs)  # type: ignore[no-any-return]
 
-    async def GetRunHistory(self, request: Any, context: grpc.aio.ServicerContext) -> pb.RunHistory:
-        async def work(fields: dict[str, Any]) -> pb.RunHistory:
-            tenant = self._tenant(context)
-            self._check(request)
-            left = self._deadline_left(context)
-            fields.update(tenant=tenant, run_id=request.run_id[:256])
-            history, token = await self._admitted(
-                self.engine.run_history, request.run_id, tenant=tenant, page_size=request.page_size, page_token=request.page_token,
-                deadline_left=left,
+    async def GetRunHistory(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> pb.RunHistory:
+        def history(request: Any, tenant: str, fields: dict[str, Any]) -> pb.RunHistory:
+            fields["run_id"] = request.run_id[:256]
+            run_history, token = self.engine.run_history(
+                request.run_id, tenant=tenant, page_size=request.page_size, page_token=request.page_token
             )
-            fields["steps"] = len(history.steps)
-            return convert.run_history_to_pb(history, token)
+            fields["steps"] = len(run_history.steps)
+            return convert.run_history_to_pb(run_history, token)
 
-        return await self._call("GetRunHistory", context, work)  # type: ignore[no-any-return]
+        return await self._read_call("GetRunHistory", requests, context, _PARSE_HISTORY, history)  # type: ignore[no-any-return]
 
     async def GuardStream(self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> None:
         from plateau.guard import ChannelGuards
@@ -531,45 +601,56 @@ class PlateauService:
         limit = self.config.max_chunk_chars
         loop = asyncio.get_running_loop()
 
+        def guard(guards: Any, data: bytes) -> tuple[str, Any]:
+            request = _PARSE_GUARD(data)
+            self._check(request)
+            chunk = request.chunk
+            if len(chunk) > limit:
+                raise InvalidArgument("chunk", f"is {len(chunk)} characters long; the limit is {limit}; send smaller chunks")
+            return request.channel, guards.feed(request.channel, chunk, request.context)
+
         async def work(fields: dict[str, Any]) -> None:
-            fields["tenant"] = self._tenant(context)
-            await self._stream_slot()
+            tenant = self._tenant(context)
+            fields["tenant"] = tenant
+            await self._stream_slot(tenant)
             try:
                 guards = ChannelGuards(embedder=self.engine.embedder)  # the semantic layer steers on sentences
                 it = aiter(requests)
                 while True:
-                    request = await self._next(it)
-                    if request is _END:
+                    data = await self._next(it)
+                    if data is _END:
                         break
-                    self._check(request)
-                    chunk = request.chunk
-                    if len(chunk) > limit:
-                        raise InvalidArgument("chunk", f"is {len(chunk)} characters long; the limit is {limit}; send smaller chunks")
-                    # guarding is CPU work proportional to the chunk: never on the event loop
-                    result = await loop.run_in_executor(self._guard_pool, guards.feed, request.channel, chunk, request.context)
-                    await self._write(context, convert.guard_result_to_pb(request.channel, result))
+                    size = len(data)
+                    self.admission.hold(tenant, size)
+                    try:
+                        # parsing and guarding are CPU work proportional to the chunk: never on the event loop
+                        channel, result = await loop.run_in_executor(self._guard_pool, guard, guards, data)
+                    finally:
+                        self.admission.unhold(tenant, size)
+                    await self._write(context, convert.guard_result_to_pb(channel, result))
             finally:
-                self._stream_done()
+                self._stream_done(tenant)
 
         await self._call("GuardStream", context, work)
 
     def handlers(self) -> grpc.GenericRpcHandler:
         """The method handlers, with request parsing that never fails as ``INTERNAL``."""
-        unary = grpc.unary_unary_rpc_method_handler
+        # Unary methods are served by streaming handlers (the wire is the same): the caller is
+        # authenticated from its metadata before the body is read, and the body is read in a
+        # receive slot with a time limit. Requests arrive as bytes and are parsed in the pool.
+        unary = grpc.stream_unary_rpc_method_handler
         stream = grpc.stream_stream_rpc_method_handler
         table = {
-            "Observe": unary(self.Observe, bytes, pb.Verdict.SerializeToString),  # parsed in the pool
-            "ObserveStream": stream(self.ObserveStream, _lenient(pb.ObserveRequest.FromString), pb.Verdict.SerializeToString),
-            "GetRun": unary(self.GetRun, _lenient(pb.GetRunRequest.FromString), pb.RunInfo.SerializeToString),
-            "ResetRun": unary(self.ResetRun, _lenient(pb.ResetRunRequest.FromString), pb.RunInfo.SerializeToString),
-            "EndRun": unary(self.EndRun, _lenient(pb.EndRunRequest.FromString), pb.RunInfo.SerializeToString),
-            "DeleteRun": unary(self.DeleteRun, _lenient(pb.DeleteRunRequest.FromString), pb.RunInfo.SerializeToString),
-            "GuardStream": stream(self.GuardStream, _lenient(pb.GuardRequest.FromString), pb.GuardVerdict.SerializeToString),
-            "Check": unary(self.Check, _lenient(pb.CheckRequest.FromString), pb.Verdict.SerializeToString),
-            "ListRuns": unary(self.ListRuns, _lenient(pb.ListRunsRequest.FromString), pb.ListRunsResponse.SerializeToString),
-            "GetRunHistory": unary(
-                self.GetRunHistory, _lenient(pb.GetRunHistoryRequest.FromString), pb.RunHistory.SerializeToString
-            ),
+            "Observe": unary(self.Observe, None, pb.Verdict.SerializeToString),
+            "ObserveStream": stream(self.ObserveStream, None, pb.Verdict.SerializeToString),
+            "GetRun": unary(self.GetRun, None, pb.RunInfo.SerializeToString),
+            "ResetRun": unary(self.ResetRun, None, pb.RunInfo.SerializeToString),
+            "EndRun": unary(self.EndRun, None, pb.RunInfo.SerializeToString),
+            "DeleteRun": unary(self.DeleteRun, None, pb.RunInfo.SerializeToString),
+            "GuardStream": stream(self.GuardStream, None, pb.GuardVerdict.SerializeToString),
+            "Check": unary(self.Check, None, pb.Verdict.SerializeToString),
+            "ListRuns": unary(self.ListRuns, None, pb.ListRunsResponse.SerializeToString),
+            "GetRunHistory": unary(self.GetRunHistory, None, pb.RunHistory.SerializeToString),
         }
         return grpc.method_handlers_generic_handler(SERVICE_NAME, table)
 
@@ -591,52 +672,125 @@ class PlateauService:
 _END = object()
 
 
-class _StoreHealth:
-    """Health ``NOT_SERVING`` while the run store cannot write, ``SERVING`` again once it can.
+def _probe_result(result: Any) -> tuple[bool, str]:
+    """A store probe's answer as ``(ok, reason)``: ``(ok, reason)`` tuples as they are; ``None``
+    (the SQLite store's older form) is ok and a string is the reason it failed."""
+    if result is None:
+        return True, ""
+    if isinstance(result, tuple):
+        ok, reason = result
+        return bool(ok), str(reason or "")
+    if isinstance(result, str):
+        return False, result
+    return bool(result), ""
 
-    A ``StoreUnavailable`` from a call starts a probe (``store.probe()``, a small write of the
-    store's own; a store without one counts as writable); while the probe fails the server
-    reports ``NOT_SERVING`` and probes again every ``interval`` seconds.
+
+def _read_probe(store: Any) -> tuple[bool, str]:
+    """The probe of a store without ``probe()``: a read of a run id no caller can use (NUL is
+    refused in run ids), so the store must answer; ``StoreUnavailable`` is a failed probe."""
+    try:
+        store.get(("", "\0health-probe"))
+    except StoreUnavailable as exc:
+        return False, exc.message.removeprefix("store: ")
+    return True, ""
+
+
+_RETRY_CLAUSE = re.compile(r"[;,]?\s*(?:the change was not applied,\s*)?retrying is safe\.?", re.IGNORECASE)
+
+
+class _StoreHealth:
+    """Health follows the run store: a periodic probe sets ``NOT_SERVING`` (the reason logged)
+    while the store fails, ``SERVING`` once it answers again.
+
+    The probe is the store's ``probe()`` (``(ok, reason)``; a store without one is probed by one
+    read, :func:`_read_probe`), run in a thread of its own every ``config.health_probe_seconds`` and at once after
+    a call ends with ``StoreUnavailable``; a probe that does not answer within
+    ``max(1, interval)`` seconds (Redis paused) fails with that reason.
     """
 
-    def __init__(self, service: PlateauService, health: Any, interval: float = 1.0) -> None:
+    def __init__(self, service: PlateauService, health: Any, interval: float = 2.0) -> None:
         self.service = service
         self.health = health
         self.interval = interval
         self.serving = True
+        self.ok = True
+        self.cause = ""
         self.task: asyncio.Task[None] | None = None
-        self.cause: str | None = None
+        self._wake: asyncio.Event | None = None
+        self._pending: asyncio.Future[tuple[bool, str]] | None = None
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="plateau-probe")
+
+    async def probe(self) -> tuple[bool, str]:
+        """Probe the store now (one probe at a time: a caller during a probe shares its answer)."""
+        if self._pending is None or self._pending.done():
+            self._pending = asyncio.ensure_future(self._probe())
+        return await asyncio.shield(self._pending)
+
+    async def _probe(self) -> tuple[bool, str]:
+        store = self.service.engine.store
+        probe = getattr(store, "probe", None)
+        if probe is None:  # a store without a probe of its own: one read of a run that never exists
+            probe = functools.partial(_read_probe, store)
+        limit = max(1.0, self.interval)
+        loop = asyncio.get_running_loop()
+        try:
+            result = await asyncio.wait_for(loop.run_in_executor(self._pool, probe), timeout=limit)
+        except TimeoutError:
+            result = (False, f"the store did not answer a probe within {limit:g} s")
+        except Exception as exc:  # a probe that raises is a failed probe, with its reason
+            result = (False, f"{type(exc).__name__}: {exc}")
+        self.ok, self.cause = _probe_result(result)
+        await self._set(self.ok)
+        return self.ok, self.cause
 
     def failed(self, exc: StoreUnavailable) -> None:
-        if self.task is None or self.task.done():
-            self.task = asyncio.ensure_future(self._watch())
+        """A call ended with ``exc``: probe at once."""
+        if self._wake is not None:
+            self._wake.set()
+
+    async def message(self, exc: StoreUnavailable) -> str:
+        """``exc``'s message for the caller: "retrying is safe" only when it is (the step was not
+        applied and a fresh probe finds the store answering), else the store's reason."""
+        text = _RETRY_CLAUSE.sub("", exc.message).rstrip(" ;,.")
+        ok, cause = await self.probe()
+        if ok:
+            return f"{text}; the step was not applied, retrying is safe"
+        return f"{text}; the store is out of service ({cause}): health is NOT_SERVING, retry once it is SERVING"
 
     async def _set(self, serving: bool) -> None:
         if serving == self.serving:
             return
         self.serving = serving
+        if serving:
+            log.warning("store: answering again; health SERVING")
+        else:
+            log.error("store: %s; health NOT_SERVING until a probe succeeds", self.cause, extra={"reason": self.cause})
         status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
         for name in ("", SERVICE_NAME):
             await self.health.set(name, status)
 
+    def start(self) -> None:
+        """Start the periodic probe."""
+        self._wake = asyncio.Event()
+        self.task = asyncio.ensure_future(self._watch())
+
     async def _watch(self) -> None:
-        probe = getattr(self.service.engine.store, "probe", None)
+        assert self._wake is not None
         while True:
-            ok, why = (True, "") if probe is None else await self.service._run(probe)
-            self.cause = None if ok else why
-            if self.cause is None:
-                if not self.serving:
-                    log.warning("store: writable again; serving")
-                await self._set(True)
-                return
-            if self.serving:
-                log.error("store: cannot write (%s); health NOT_SERVING until it can", self.cause)
-            await self._set(False)
-            await asyncio.sleep(self.interval)
+            try:
+                await self.probe()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the watch must never stop
+                log.warning("store: health probe failed: %s", exc)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=self.interval)
+            self._wake.clear()
 
     def cancel(self) -> None:
         if self.task is not None:
             self.task.cancel()
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 @dataclass
@@ -664,6 +818,8 @@ class RunningServer:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        if self.store_health is not None:
+            self.store_health.cancel()
         self.service.shut_down_streams()
         await self.server.stop(grace)
         self.service.close()
@@ -723,6 +879,10 @@ async def start_server(
             ("grpc.max_send_message_length", config.max_message_bytes),
             # connections with no call for 15 minutes are closed (clients reconnect transparently)
             ("grpc.max_connection_idle_ms", 15 * 60 * 1000),
+            # a peer that no longer answers HTTP/2 pings (gone without closing its socket) loses its
+            # connection, and with it every partial request it held
+            ("grpc.keepalive_time_ms", 60 * 1000),
+            ("grpc.keepalive_timeout_ms", 20 * 1000),
             # a port another process listens on is an error, never shared: with SO_REUSEPORT two
             # servers would split the connections, and a run's steps between them
             ("grpc.so_reuseport", 0),
@@ -734,8 +894,14 @@ async def start_server(
     server.add_generic_rpc_handlers((service.handlers(),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    store_health = _StoreHealth(service, health_servicer)
+    store_health = _StoreHealth(service, health_servicer, config.health_probe_seconds)
+    ok, cause = await store_health.probe()
+    if not ok:  # a store that fails its probe at start (lost, corrupt, unreachable) is never served
+        store_health.cancel()
+        service.close()
+        raise StoreUnavailable(f"store: {cause}; refusing to serve")
     service.on_store_error = store_health.failed
+    service.store_health = store_health
     names = (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME)
     reflection.enable_server_reflection(names, server)
     # grpc.reflection.v1 (what grpcurl and current tools ask first): the same servicer, the same messages
@@ -763,6 +929,7 @@ async def start_server(
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     sweeper = asyncio.ensure_future(_sweeper(service, _sweep_interval(config)))
+    store_health.start()
     return RunningServer(server=server, port=bound, health=health_servicer, service=service, sweeper=sweeper, store_health=store_health)
 
 

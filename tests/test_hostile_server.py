@@ -225,7 +225,7 @@ def test_concurrent_calls_beyond_the_cap_wait_then_are_resource_exhausted() -> N
         first = pool.submit(client.observe, "r0", Step(index=0, text="first"))
         assert gated.entered.acquire(timeout=30)
         waiting = [pool.submit(client.observe, f"r{i}", Step(index=0, text=f"call {i}")) for i in range(1, 5)]
-        _wait_until(lambda: service._waiting == 4)
+        _wait_until(lambda: service.admission.work.waiting == 4)
         with pytest.raises(LimitExceeded, match="calls"):
             client.observe("r5", Step(index=0, text="one too many"))
         gated.open.set()
@@ -246,13 +246,13 @@ def test_large_calls_beyond_the_byte_budget_wait_while_small_ones_start() -> Non
             calls.append(pool.submit(client.observe, f"big-{i}", Step(index=0, text=f"big {i}", tool="read", result=big)))
             assert gated.entered.acquire(timeout=30)
         calls.append(pool.submit(client.observe, "big-4", Step(index=0, text="big 4", tool="read", result=big)))
-        _wait_until(lambda: service._waiting == 1)
+        _wait_until(lambda: service.admission.work.waiting == 1)
         calls.append(pool.submit(client.observe, "small", Step(index=0, text="small")))
         assert gated.entered.acquire(timeout=30)  # the small call reached the embedder while the fifth big one waits
-        assert service._waiting == 1 and service._active == 5
+        assert service.admission.work.waiting == 1 and service.admission.work.active == 5
         for i in range(5, 8):  # waiting calls may hold the budget too: four wait, a fifth is refused
             calls.append(pool.submit(client.observe, f"big-{i}", Step(index=0, text=f"big {i}", tool="read", result=big)))
-            _wait_until(lambda i=i: service._waiting == i - 3)
+            _wait_until(lambda i=i: service.admission.work.waiting == i - 3)
         with pytest.raises(LimitExceeded, match="calls"):
             client.observe("big-8", Step(index=0, text="big 8", tool="read", result=big))
         gated.open.set()

@@ -199,7 +199,7 @@ def server_interceptors(telemetry: Telemetry | None = None, *, tracer_provider: 
 
 
 class _VerdictInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """Records the verdict a unary ``Observe`` or ``Check`` answers on the call's span."""
+    """Records the verdict an ``Observe`` or ``Check`` call answers on the call's span."""
 
     def __init__(self, telemetry: Telemetry) -> None:
         self.telemetry = telemetry
@@ -207,9 +207,14 @@ class _VerdictInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     async def intercept_service(self, continuation: Any, details: Any) -> Any:
         handler = await continuation(details)
         method = getattr(details, "method", "") or ""
-        if handler is None or handler.unary_unary is None or not method.endswith(("/Observe", "/Check")):
+        if handler is None or not method.endswith(("/Observe", "/Check")):
             return handler
-        behavior = handler.unary_unary
+        # the server reads unary calls through stream-unary handlers (its admission path reads
+        # the body after auth); a unary-unary handler is wrapped the same way
+        kind = "stream_unary" if handler.stream_unary is not None else "unary_unary"
+        behavior = getattr(handler, kind)
+        if behavior is None:
+            return handler
         check = method.endswith("/Check")
 
         async def recorded(request: Any, context: Any) -> Any:
@@ -225,4 +230,4 @@ class _VerdictInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             self.telemetry.record(verdict, check=check)
             return response
 
-        return handler._replace(unary_unary=recorded)
+        return handler._replace(**{kind: recorded})

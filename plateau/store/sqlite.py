@@ -237,7 +237,6 @@ class SqliteStore(SingleProcessStore):
         self._fd: int | None = None  # the database file, held open for its lock and identity
         self._identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the file opened
         self._broken: str | None = None  # why the store stopped serving (deleted or corrupt file)
-        self._write_failed = False  # a write failed since the last one that succeeded
         self._closed = False
         if self.path != ":memory:":
             self._prepare_file(Path(self.path))
@@ -384,7 +383,7 @@ class SqliteStore(SingleProcessStore):
         self._cache.pop(key, None)
         self._states.pop(key, None)
 
-    def _fail(self, key: RunKey | None, what: str, exc: BaseException, *, write: bool = True) -> StoreUnavailable:
+    def _fail(self, key: RunKey | None, what: str, exc: BaseException) -> StoreUnavailable:
         self.errors += 1
         if key is not None:
             self._forget(key)
@@ -394,8 +393,6 @@ class SqliteStore(SingleProcessStore):
             return self._stop(f"{what} failed: the database file {self.path} is corrupt ({exc})")
         if not isinstance(exc, (sqlite3.Error, OSError)):  # the stored row itself cannot be decoded
             return StoreUnavailable(f"store: {what} failed: {cause}; the stored run cannot be read and retrying will not help")
-        if write:
-            self._write_failed = True
         return StoreUnavailable(f"store: {what} failed: {cause}; the change was not applied, retrying is safe")
 
     def _rollback(self) -> None:
@@ -412,8 +409,10 @@ class SqliteStore(SingleProcessStore):
 
         Checks, cheapest first: the store has not stopped (a corrupt or deleted file); the file
         at the path is still the one open (``stat``/``fstat``, item 5 of issue 22); a read of
-        the runs table's first page; and, after a write failed (a full disk, a read-only file),
-        a small write of its own (the schema version, in one transaction) until one succeeds.
+        the runs table's first page; and a small write of its own (the schema version, in one
+        transaction), so that a full disk or a read-only file turns health ``NOT_SERVING``
+        before a caller's step fails on it (one page written per probe; the server probes
+        every ``Config.health_probe_seconds``).
         """
         with self._lock:
             if self._closed:
@@ -426,15 +425,13 @@ class SqliteStore(SingleProcessStore):
                 return False, fault
             try:
                 self._db.execute("SELECT 1 FROM runs LIMIT 1").fetchall()
-                if self._write_failed:
-                    self._db.execute("BEGIN IMMEDIATE")
-                    try:
-                        self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-                        self._db.execute("COMMIT")
-                    except BaseException:
-                        self._rollback()
-                        raise
-                    self._write_failed = False
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._rollback()
+                    raise
             except sqlite3.Error as exc:
                 if _fatal(exc):
                     cause = f"the database file {self.path} is corrupt ({exc})"
@@ -462,7 +459,7 @@ class SqliteStore(SingleProcessStore):
                 self.errors += 1
                 raise
             except (sqlite3.Error, CodecError, ValueError, TypeError, AttributeError) as exc:
-                raise self._fail(None, f"reading run {key[1]!r}", exc, write=False) from exc
+                raise self._fail(None, f"reading run {key[1]!r}", exc) from exc
             if loaded is None:
                 return None
             record, state = loaded
@@ -629,7 +626,6 @@ class SqliteStore(SingleProcessStore):
             if fault is not None:  # committed to a file that is gone: not durable, not acknowledged
                 self.errors += 1
                 raise self._stop(f"{fault}; {what} was not kept")
-            self._write_failed = False
             state.commit()
             if not existed:
                 self._counts[key[0]] += 1

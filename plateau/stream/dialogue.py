@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import re
 
+from plateau.lexicon import load, pattern
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Fire
@@ -63,12 +64,9 @@ _LABEL = re.compile(r"\n([A-Z][A-Za-z]{0,15}(?:[ ][A-Z][A-Za-z]{0,15})?)[ \t]*:[
 #: What a block must hold for the template-marker expression to run (with "<", "INST]", "###").
 _BARE = re.compile(r"\n(?:user|assistant|human|model)[ \t]*\n")
 #: Speaker names that are chat roles: alternating labels of two of these are turns of a chat.
-_ROLE_NAMES = frozenset({"user", "assistant", "human", "ai", "bot", "system", "model", "ai assistant", "me", "you", "customer", "agent"})
+_ROLE_NAMES = frozenset(load("chat-role-names"))
 #: Words by which a response presents an exchange it quotes (the paragraph before its first label).
-_PRESENTED = re.compile(
-    r"(?i)\b(?:example|examples|transcript|dialogue|dialog|conversation|faq|interview|script|exchange|sample|q&a"
-    r"|as follows|like this)\b|:\s*$"
-)
+_PRESENTED = pattern("presented-exchange", prefix=r"\b", suffix=r"\b|:\s*$", flags=re.IGNORECASE)
 _ROLES = {
     "[inst]": "user",
     "[/inst]": "assistant",

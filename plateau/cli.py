@@ -362,6 +362,8 @@ _LIMIT_OPTIONS = (
     ("max_concurrent_rpcs", int, "steps and run calls worked on at once (4x as many wait)"),
     ("max_chunk_chars", int, "longest GuardStream chunk in characters"),
     ("stream_idle_seconds", float, "a silent stream is closed after this long"),
+    ("request_read_seconds", float, "a call whose body has not arrived after this long is closed"),
+    ("health_probe_seconds", float, "the store is probed for health this often"),
     ("order_wait_seconds", float, "longest wait for an in-flight predecessor step"),
     ("idle_run_ttl_seconds", float, "runs without activity expire after this long"),
     ("ended_run_ttl_seconds", float, "ended runs expire after this long"),

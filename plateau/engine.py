@@ -46,7 +46,6 @@ import time
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -56,6 +55,7 @@ from plateau.embed import CachedEmbedder, Embedder
 from plateau.envelope import harness_view
 from plateau.errors import InvalidArgument, LimitExceeded, RunNotFound, StepConflict, StoreUnavailable
 from plateau.policy import ToolPolicy
+from plateau.record import RunRecord
 from plateau.signals.intent import IntentReader
 from plateau.store.base import RunKey, StaleRecord, Store, run_summary
 from plateau.store.memory import MemoryStore
@@ -202,30 +202,6 @@ def _remember_outcome(analysis: RunAnalysis, step: Step) -> None:
     outcomes[key] = (step.result, step.status.value)
     while len(outcomes) > CALL_OUTCOMES_KEPT:
         del outcomes[next(iter(outcomes))]
-
-
-@dataclass
-class RunRecord:
-    """Everything the engine keeps about one run.
-
-    ``fingerprints[i]``, ``verdicts[i]`` and ``times[i]`` (Unix seconds when it was accepted;
-    None for a step stored without a time) belong to step ``i``: with the verdicts they are the
-    run's history (:meth:`Engine.run_history`), persisted with each step. ``analysis`` is the
-    learned state; ``created``, ``updated`` (last accepted step or change) and ``ended_at`` are
-    Unix seconds, used by retention.
-    """
-
-    run_id: str
-    context: str | None
-    analysis: RunAnalysis
-    fingerprints: list[str] = field(default_factory=list)
-    verdicts: list[Verdict] = field(default_factory=list)
-    ended: bool = False
-    tenant: str = ""
-    created: float = 0.0
-    updated: float = 0.0
-    ended_at: float | None = None
-    times: list[float | None] = field(default_factory=list)
 
 
 class _Gate:

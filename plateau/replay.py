@@ -20,15 +20,21 @@ are an error.
 
 :func:`replay_run` observes every step, as a harness that ignores the verdicts would: after a
 trip the breaker stays open and later steps report ``trip`` (unless probing is configured).
+
+:func:`load_streams` reads recorded streamed responses (stream cases, ``level: "stream"``) for
+``plateau demo`` and ``plateau guard``; :func:`estimate_tokens` and :func:`step_tokens` estimate
+the tokens a guarded agent saves (``ceil(characters / 4)``, the usual rule of thumb for English
+text with GPT-style tokenisers).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +43,10 @@ from plateau.chat import context_of, is_chat_runs, is_mini_swe_traj, run_name, s
 from plateau.errors import InvalidArgument
 from plateau.types import Step, Verdict
 
-__all__ = ["Run", "load_runs", "load_traj", "replay_run", "verdict_row"]
+__all__ = [
+    "CHARS_PER_TOKEN", "Run", "StreamCase", "estimate_tokens", "load_runs", "load_streams", "load_traj", "replay_run", "step_tokens",
+    "verdict_row",
+]
 
 _FENCE = re.compile(r"```.*?```", re.DOTALL)
 
@@ -238,3 +247,76 @@ def verdict_row(case: str, verdict: Verdict) -> dict[str, Any]:
     row.update(verdict.signals)
     row["message"] = verdict.message
     return row
+
+
+# ----------------------------------------------------------------------- streams
+@dataclass(frozen=True)
+class StreamCase:
+    """A recorded streamed response: its chunks as they arrived, on one channel."""
+
+    id: str
+    chunks: tuple[str, ...]
+    channel: str = "content"
+    label: str | None = None
+    source: str = ""
+
+
+def load_streams(paths: Iterable[str | Path]) -> list[StreamCase]:
+    """Stream cases (``level: "stream"``) from files or folders (``*.json``, recursively, sorted).
+
+    Step-level cases and ``.traj`` files are skipped (see :func:`plateau.replay.load_runs`).
+    Raises ``FileNotFoundError`` for a missing path and ``ValueError`` naming a malformed file.
+    """
+    cases: list[StreamCase] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files = sorted(p for p in path.rglob("*.json") if p.is_file())
+        elif path.is_file():
+            files = [path] if path.suffix == ".json" else []
+        else:
+            raise FileNotFoundError(f"{path}: no such file or folder")
+        for file in files:
+            try:
+                data = json.loads(file.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise ValueError(f"{file}: not a JSON case file ({exc})") from None
+            if not isinstance(data, dict) or data.get("level") != "stream":
+                continue
+            chunks = data.get("input")
+            if not isinstance(chunks, list) or not all(isinstance(c, str) for c in chunks):
+                raise ValueError(f"{file}: a stream case needs an 'input' list of strings")
+            expected = data.get("expected") or {}
+            cases.append(
+                StreamCase(
+                    id=str(data.get("id") or file.stem),
+                    chunks=tuple(chunks),
+                    channel=str(data.get("stream_channel") or "content"),
+                    label=expected.get("verdict") if isinstance(expected, dict) else None,
+                    source=str(file),
+                )
+            )
+    return cases
+
+
+# ----------------------------------------------------------------------- tokens
+#: Characters per token of the estimate (:func:`estimate_tokens`).
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str | None) -> int:
+    """Estimated tokens of ``text``: ``ceil(len(text) / 4)`` (0 for empty or None).
+
+    >>> estimate_tokens("Reading the config.")
+    5
+    """
+    return math.ceil(len(text) / CHARS_PER_TOKEN) if text else 0
+
+
+def step_tokens(step: Mapping[str, Any]) -> int:
+    """Estimated tokens a step adds to the transcript: its text, tool, args, result and user message."""
+    args = step.get("args")
+    if args is not None and not isinstance(args, str):
+        args = json.dumps(args, ensure_ascii=False)
+    parts = (step.get("text"), step.get("tool"), args, step.get("result"), step.get("user"))
+    return sum(estimate_tokens(p) for p in parts if isinstance(p, str))

@@ -2,7 +2,7 @@
 
 Each of the issue's sixteen numbered findings is one named attack against real server processes
 (``plateau serve`` children on 127.0.0.1, with bearer-token tenants), real ``redis-server``
-processes (:class:`plateau.store.redis_proc.RedisProcess`) and real SQLite files. While an attack
+processes (:class:`tests.support.redis_proc.RedisProcess`) and real SQLite files. While an attack
 runs, two observers watch the server it targets:
 
 - **health**: a ``grpc.health.v1.Health/Check`` of ``plateau.v1.Plateau`` every 0.1 s (deadline
@@ -79,9 +79,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 
 from plateau.client import Client  # noqa: E402
 from plateau.errors import PlateauError  # noqa: E402
-from plateau.store.redis_proc import RedisProcess  # noqa: E402
 from plateau.types import Step, Verdict  # noqa: E402
 from plateau.v1 import plateau_pb2 as pb  # noqa: E402
+from tests.support.redis_proc import RedisProcess  # noqa: E402
 
 HOST = "127.0.0.1"  # loopback only, by design
 SERVICE = "plateau.v1.Plateau"

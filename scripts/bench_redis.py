@@ -41,9 +41,9 @@ from load_test import Server, free_port, make_run  # noqa: E402
 from plateau.client import Client  # noqa: E402
 from plateau.embed import HashingEmbedder  # noqa: E402
 from plateau.engine import Engine  # noqa: E402
-from plateau.store.redis_proc import RedisProcess  # noqa: E402
 from plateau.store.redis_store import RedisStore  # noqa: E402
 from plateau.types import Step  # noqa: E402
+from tests.support.redis_proc import RedisProcess  # noqa: E402
 
 
 def large_run(seed: int, n: int) -> list[Step]:

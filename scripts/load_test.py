@@ -329,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="plateau-load-") as tmp:
         store: Path | str = Path(tmp) / "runs.sqlite"
         if args.store == "redis":
-            from plateau.store.redis_proc import RedisProcess
+            from tests.support.redis_proc import RedisProcess
 
             redis_proc = RedisProcess()
             store = redis_proc.url

@@ -344,7 +344,7 @@ def test_health_turns_not_serving_while_redis_is_paused_and_serving_once_it_answ
     import os
     import signal
 
-    from plateau.store.redis_proc import RedisProcess, redis_server_binary
+    from tests.support.redis_proc import RedisProcess, redis_server_binary
 
     if redis_server_binary() is None or importlib.util.find_spec("redis") is None:
         pytest.skip("redis-server or redis-py is not installed")

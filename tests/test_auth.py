@@ -142,19 +142,19 @@ def test_mutual_tls_requires_a_client_certificate_and_combines_with_tokens(certs
 
 
 def test_the_demo_agent_reaches_a_server_that_requires_a_token(auth_server: str, tmp_path: Path) -> None:
-    """``python -m plateau.harness --remote … --token …`` plays the examples against a server with
+    """``python -m demo.harness --remote … --token …`` plays the examples against a server with
     auth (without the token every call would be UNAUTHENTICATED); ``$PLATEAU_TOKEN`` works too."""
     import os
     import subprocess
     import sys
 
     root = Path(__file__).resolve().parents[1]
-    base = [sys.executable, "-m", "plateau.harness", "--remote", auth_server, str(root / "examples" / "example-stuck-failing-patch.json")]
+    base = [sys.executable, "-m", "demo.harness", "--remote", auth_server, str(root / "examples" / "example-stuck-failing-patch.json")]
     env = dict(os.environ, PYTHONPATH=str(root))
     env.pop("PLATEAU_TOKEN", None)
-    denied = subprocess.run(base, capture_output=True, text=True, env=env, timeout=120)
+    denied = subprocess.run(base, cwd=root, capture_output=True, text=True, env=env, timeout=120)
     assert denied.returncode != 0 and "token" in (denied.stdout + denied.stderr).lower()
     for args, extra in ((["--token", TOKEN_A], {}), ([], {"PLATEAU_TOKEN": TOKEN_A})):
-        done = subprocess.run([*base, *args], capture_output=True, text=True, env={**env, **extra}, timeout=120)
+        done = subprocess.run([*base, *args], cwd=root, capture_output=True, text=True, env={**env, **extra}, timeout=120)
         assert done.returncode == 0, done.stdout + done.stderr
         assert "tripped" in done.stdout

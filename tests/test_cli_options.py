@@ -140,4 +140,4 @@ def test_tool_policy_is_parsed_on_the_command_line_and_from_the_environment() ->
     spec = "debugger_next=6:8,job_status=ignore"
     assert cli.build_parser({}).parse_args(["replay", "examples", "--tool-policy", spec]).tool_policy == expected
     assert cli.build_parser({"PLATEAU_TOOL_POLICY": spec}).parse_args(["serve"]).tool_policy == expected
-    assert cli._config(cli.build_parser({}).parse_args(["serve", "--tool-policy", spec])).tool_policy == expected
+    assert cli.engine_config(cli.build_parser({}).parse_args(["serve", "--tool-policy", spec])).tool_policy == expected

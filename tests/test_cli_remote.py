@@ -150,9 +150,9 @@ def test_guard_remote_with_token_and_tls(secured: tuple[str, Path], tmp_path: Pa
 
 
 def test_the_demo_agent_takes_the_same_options(secured: tuple[str, Path]) -> None:
-    """``plateau-agent --remote --token --tls-ca`` plays the examples against the TLS server; its usage names it plateau-agent."""
+    """``python -m demo.harness --remote --token --tls-ca`` plays the examples against the TLS server; its usage names it."""
     target, folder = secured
-    code = "import sys\nfrom plateau.harness import main\nsys.exit(main(sys.argv[1:]))"
+    code = "import sys\nfrom demo.harness import main\nsys.exit(main(sys.argv[1:]))"
     argv = ["examples", "--remote", target, "--token", TOKEN, "--tls-ca", str(folder / "ca.pem")]
     out = subprocess.run([sys.executable, "-c", code, *argv], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
@@ -161,7 +161,7 @@ def test_the_demo_agent_takes_the_same_options(secured: tuple[str, Path]) -> Non
                              "--wait", "30"], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=120)
     assert waited.returncode == 0, waited.stderr  # the health check over TLS
     helped = subprocess.run([sys.executable, "-c", code, "--help"], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
-    assert helped.stdout.startswith("usage: plateau-agent ") and "--tls-cert" in helped.stdout and "--token" in helped.stdout
+    assert helped.stdout.startswith("usage: python -m demo.harness ") and "--tls-cert" in helped.stdout and "--token" in helped.stdout
 
 
 @pytest.mark.parametrize("command", [["replay", "examples"], ["guard", "examples"]])

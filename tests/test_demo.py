@@ -21,8 +21,7 @@ from typing import Any
 
 import pytest
 
-from plateau.client import Client
-from plateau.harness import (
+from demo.harness import (
     Harness,
     estimate_tokens,
     guard_chunks,
@@ -33,6 +32,7 @@ from plateau.harness import (
     step_tokens,
     wait_healthy,
 )
+from plateau.client import Client
 from plateau.integrations import STEER_PREFIX
 from plateau.replay import Run, load_runs
 
@@ -151,12 +151,12 @@ def test_the_agent_side_loads_no_torch_or_numpy(hashing_server: str) -> None:
     """Playing runs and streams against a remote server needs only the client (no torch, no numpy)."""
     code = (
         "import sys, io, contextlib\n"
-        "from plateau.harness import main\n"
+        "from demo.harness import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    rc = main([{str(DEMO)!r}, '--remote', {hashing_server!r}])\n"
         "print(rc, ' '.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=120).stdout
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True, timeout=120).stdout
     rc, modules = out.split(" ", 1)
     assert rc == "0"
     assert not {"torch", "numpy", "sentence_transformers"} & set(modules.split())
@@ -275,7 +275,7 @@ def test_live_mode_cuts_the_runaway_stream_injects_the_steer_and_stops_at_the_tr
 
 
 def test_live_mode_through_the_command_line(hashing_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """``python -m plateau.harness --live URL --remote HOST:PORT`` prints the turns and the summary."""
+    """``python -m demo.harness --live URL --remote HOST:PORT`` prints the turns and the summary."""
     summary = tmp_path / "live.json"
     with _ScriptedModel() as model:
         rc = main(["--live", model.url, "--remote", hashing_server, "--max-steps", "12", "--summary", str(summary)])

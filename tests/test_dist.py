@@ -68,12 +68,16 @@ def test_the_build_makes_a_wheel_and_an_sdist_with_the_metadata(dist: Path) -> N
         scripts = zf.read(f"plateau_breaker-{version}.dist-info/entry_points.txt").decode()
     assert {"plateau/__init__.py", "plateau/client.py", "plateau/v1/plateau_pb2.py", "plateau/py.typed"} <= names
     assert any(n.startswith("plateau/lexicon/") for n in names) and not any(n.startswith("tests/") for n in names)
+    # test fixtures live in tests/support/, outside the wheel (issue 25)
+    assert not [n for n in names if "redis_proc" in n or "/support/" in n]
+    # the demo agent lives in demo/, outside the wheel (issue 25)
+    assert not [n for n in names if n.startswith("demo/") or n.endswith("/harness.py")]
     unconditional = sorted(line.split(":", 1)[1].strip().split(">")[0].split("<")[0].split("=")[0].strip()
                            for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line)
     assert unconditional == sorted(d.split(">")[0].split("<")[0].split("=")[0].strip() for d in PROJECT["dependencies"])
     assert "numpy" not in unconditional and "torch" not in unconditional
     assert f"Version: {version}\n" in metadata and "Name: plateau-breaker\n" in metadata
-    assert "plateau = plateau.cli:main" in scripts and "plateau-agent = plateau.harness:main" in scripts
+    assert "plateau = plateau.cli:main" in scripts and "plateau-agent" not in scripts
 
 
 def test_the_wheel_alone_gives_a_client_that_talks_to_a_server(client_venv: Path, tmp_path: Path) -> None:
@@ -114,14 +118,15 @@ def test_client_local_in_the_client_only_install_names_the_extra(client_venv: Pa
 
 
 def test_the_console_scripts_of_the_client_only_install(client_venv: Path, tmp_path: Path) -> None:
-    """``plateau --version``, ``plateau-agent --help`` work; ``plateau replay`` says which extra it needs and exits 2."""
+    """``plateau --version`` works, and the demo agent from the repository; ``plateau replay`` says which extra it needs and exits 2."""
     bin_ = client_venv / "bin"
     version = subprocess.run([str(bin_ / "plateau"), "--version"], cwd=tmp_path, env=_clean_env(), capture_output=True, text=True,
                              timeout=120)
     assert version.returncode == 0 and version.stdout.strip() == f"plateau {PROJECT['version']}"
-    agent = subprocess.run([str(bin_ / "plateau-agent"), "--help"], cwd=tmp_path, env=_clean_env(), capture_output=True, text=True,
-                           timeout=120)
-    assert agent.returncode == 0 and agent.stdout.startswith("usage: plateau-agent ")
+    # the demo agent is not in the wheel: it runs from the repository on the client-only install
+    agent = subprocess.run([str(bin_ / "python"), "-m", "demo.harness", "--help"], cwd=ROOT, env=_clean_env(), capture_output=True,
+                           text=True, timeout=120)
+    assert agent.returncode == 0 and agent.stdout.startswith("usage: python -m demo.harness "), agent.stderr
     replay = subprocess.run([str(bin_ / "plateau"), "replay", str(ROOT / "examples")], cwd=tmp_path, env=_clean_env(),
                             capture_output=True, text=True, timeout=120)
     assert replay.returncode == 2 and "plateau-breaker[server]" in replay.stderr and "Traceback" not in replay.stderr

@@ -19,8 +19,7 @@ import pytest
 from plateau.cli import ServerThread
 from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
-from plateau.harness import load_streams, step_tokens
-from plateau.replay import load_runs
+from plateau.replay import load_runs, load_streams, step_tokens
 
 from .conftest import EXAMPLES, ROOT
 

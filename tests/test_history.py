@@ -20,11 +20,11 @@ from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
 from plateau.errors import InvalidArgument, RunNotFound, StoreUnavailable
 from plateau.store.memory import MemoryStore
-from plateau.store.redis_proc import RedisProcess, redis_server_binary
 from plateau.store.sqlite import SqliteStore
 from plateau.types import Action, BreakerState, RunHistory, Step
 from plateau.v1 import plateau_pb2 as pb
 from plateau.v1 import plateau_pb2_grpc
+from tests.support.redis_proc import RedisProcess, redis_server_binary
 
 TOKEN_A = "tok-a-0123456789abcdef"
 TOKEN_B = "tok-b-0123456789abcdef"

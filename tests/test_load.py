@@ -35,7 +35,7 @@ def test_small_load_test_loses_nothing_across_a_kill_and_restart() -> None:
 
 def test_small_load_test_on_two_redis_replicas_loses_nothing_when_one_is_killed() -> None:
     """load_test.py --store redis --replicas 2: one replica killed with kill -9 midway, 0 lost, 0 double-counted, 0 mismatched."""
-    from plateau.store.redis_proc import redis_server_binary
+    from tests.support.redis_proc import redis_server_binary
 
     if redis_server_binary() is None:
         pytest.skip("redis-server is not installed (.ci/run installs it)")

@@ -19,9 +19,9 @@ from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
 from plateau.errors import InvalidArgument, LimitExceeded, RunNotFound, StepConflict, StoreUnavailable
 from plateau.store import open_store
-from plateau.store.redis_proc import RedisProcess, redis_server_binary
 from plateau.store.redis_store import RedisStore
 from plateau.types import Step
+from tests.support.redis_proc import RedisProcess, redis_server_binary
 
 from .test_store import _run
 from .test_store_faults import _big, _record

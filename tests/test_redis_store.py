@@ -20,10 +20,10 @@ from plateau.engine import Engine
 from plateau.errors import StepConflict, StoreUnavailable
 from plateau.replay import load_runs
 from plateau.store.base import StaleRecord
-from plateau.store.redis_proc import RedisProcess, redis_server_binary
 from plateau.store.redis_store import RedisStore
 from plateau.store.sqlite import SqliteStore
 from plateau.types import Step, Verdict
+from tests.support.redis_proc import RedisProcess, redis_server_binary
 
 from .conftest import EXAMPLES
 from .test_store import _run
@@ -305,16 +305,16 @@ def test_the_client_service_config_asks_for_round_robin_and_retries_on_unavailab
     """The channel's service config: round_robin, and a retry policy on UNAVAILABLE for every Plateau method."""
     import json
 
-    from plateau.client import _channel_target, service_config
+    from plateau.client import channel_target, service_config
 
     config = json.loads(service_config())
     assert config["loadBalancingConfig"] == [{"round_robin": {}}]
     (method,) = config["methodConfig"]
     assert method["name"] == [{"service": "plateau.v1.Plateau"}]
     assert method["retryPolicy"]["retryableStatusCodes"] == ["UNAVAILABLE"] and method["retryPolicy"]["maxAttempts"] == 5
-    assert _channel_target(["127.0.0.1:1", "127.0.0.1:2"]) == ("ipv4:127.0.0.1:1,127.0.0.1:2", None)
-    assert _channel_target(["[::1]:7", "[::1]:8"]) == ("ipv6:[::1]:7,[::1]:8", None)
-    assert _channel_target(["plateau.internal:50051"]) == ("plateau.internal:50051", None)
-    assert _channel_target(["localhost:9", "127.0.0.1:8"])[1] == "localhost:9"
+    assert channel_target(["127.0.0.1:1", "127.0.0.1:2"]) == ("ipv4:127.0.0.1:1,127.0.0.1:2", None)
+    assert channel_target(["[::1]:7", "[::1]:8"]) == ("ipv6:[::1]:7,[::1]:8", None)
+    assert channel_target(["plateau.internal:50051"]) == ("plateau.internal:50051", None)
+    assert channel_target(["localhost:9", "127.0.0.1:8"])[1] == "localhost:9"
     with pytest.raises(ValueError, match="attempts"):
         service_config(9)

@@ -18,8 +18,9 @@ from plateau.cli import ServerThread
 from plateau.client import Client
 from plateau.config import Config
 from plateau.embed import HashingEmbedder
-from plateau.engine import Engine, RunRecord
+from plateau.engine import Engine
 from plateau.errors import LimitExceeded, StoreUnavailable
+from plateau.record import RunRecord
 from plateau.store.memory import MemoryStore
 from plateau.store.sqlite import SqliteStore
 from plateau.types import Step

@@ -1,7 +1,7 @@
 """The run-store interface shared by the in-memory and the durable store.
 
 A store maps a :data:`RunKey` — ``(tenant, run_id)`` — to a run record
-(:class:`plateau.engine.RunRecord`). Runs are namespaced per tenant: the same run id under two
+(:class:`plateau.record.RunRecord`). Runs are namespaced per tenant: the same run id under two
 tenants names two unrelated runs. The engine serialises all changes to one key (its per-run
 lock), so a store only has to be safe for concurrent calls on *different* keys.
 

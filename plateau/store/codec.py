@@ -39,6 +39,10 @@ a dict records what was added and removed, a list or a deque what was appended a
 items left its front. The log is compacted into one full entry whenever it has grown past the
 size of the containers themselves, so reading a run costs at most about twice its state and a
 step writes its base, its changes and, amortised, a constant factor more.
+
+The stored verdict of a step (:func:`verdict_to_json`, :func:`verdict_from_json`) and the
+format number of the learned state (:data:`ANALYSIS_FORMAT`) live here too: the SQLite and the
+Redis store share them.
 """
 
 from __future__ import annotations
@@ -54,13 +58,28 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FORMAT", "STATE_NAMES", "VERSION", "CodecError", "StateLog", "decode", "dumps", "encode", "loads"]
+from plateau.types import Action, BreakerState, Verdict
+
+__all__ = [
+    "ANALYSIS_FORMAT", "FORMAT", "STATE_NAMES", "VERSION", "CodecError", "StateLog", "decode", "dumps", "encode", "loads",
+    "verdict_from_json", "verdict_to_json",
+]
 
 #: Name of the document format.
 FORMAT = "plateau.state"
 #: Version of the document format; bump on an incompatible change to the encoding itself
 #: (new trackers and fields need no bump).
 VERSION = 1
+
+#: Format of the stored learned state: 4 to 7 are this module's documents (5: the progress
+#: tracker remembers the previous call; 6: repeated actions, written files and statements of
+#: no change; 7: the step analysis as detectors under :mod:`plateau.analysis`, every class named
+#: by its stable name (:data:`plateau.store.codec.STATE_NAMES`), so moving code no longer
+#: changes stored documents; 3 was pickle, refused).
+#: New trackers and fields need no codec change, but a stored run decoded into changed classes
+#: would lack their new fields: bump this number whenever the classes behind the learned state
+#: change (both the SQLite and the Redis store refuse runs of another format, naming both).
+ANALYSIS_FORMAT = 7
 
 _ALLOWED_ROOT = "plateau"
 _FACTORIES: dict[str, Any] = {"None": None, "int": int, "float": float, "list": list, "set": set, "dict": dict, "str": str}
@@ -649,3 +668,28 @@ def _rebuild(ext: _External, path: str) -> Any:
     if build is None:
         raise CodecError(f"{path}: unknown container type {ext.pytype!r}")
     return build(items)
+
+
+# ----------------------------------------------------------------------------- verdicts
+def verdict_to_json(v: Verdict) -> str:
+    """A :class:`~plateau.types.Verdict` as compact JSON (floats round-trip exactly)."""
+    return json.dumps(
+        [v.step_index, v.action.value, v.state.value, v.score, list(v.reasons), dict(v.signals), v.message],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def verdict_from_json(run_id: str, text: str) -> Verdict:
+    """The inverse of :func:`verdict_to_json` (``run_id`` is not stored per row)."""
+    idx, action, state, score, reasons, signals, message = json.loads(text)
+    return Verdict(
+        run_id=run_id,
+        step_index=int(idx),
+        action=Action(action),
+        state=BreakerState(state),
+        score=score,
+        reasons=tuple(reasons),
+        signals=signals,
+        message=message,
+    )

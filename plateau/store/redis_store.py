@@ -74,9 +74,9 @@ from typing import Any
 from urllib.parse import urlparse
 
 from plateau.errors import InvalidArgument, LimitExceeded, StoreUnavailable
+from plateau.record import RunRecord
 from plateau.store.base import DEFAULT_MAX_RUN_STATE_BYTES, RunKey, StaleRecord, run_summary, state_too_large
-from plateau.store.codec import CodecError, StateLog
-from plateau.store.sqlite import ANALYSIS_FORMAT, verdict_from_json, verdict_to_json
+from plateau.store.codec import ANALYSIS_FORMAT, CodecError, StateLog, verdict_from_json, verdict_to_json
 
 __all__ = ["PASSWORD_ENV", "RedisStore", "redis_cause"]
 
@@ -522,8 +522,6 @@ class RedisStore:
         return fresh.record
 
     def _decode(self, key: RunKey, reply: list[Any], cached: _Cached | None) -> _Cached:
-        from plateau.engine import RunRecord
-
         ver = reply[0].decode()
         raw = reply[1]
         meta = {raw[i].decode(): raw[i + 1] for i in range(0, len(raw), 2)}

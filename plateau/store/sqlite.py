@@ -62,7 +62,6 @@ server reports ``NOT_SERVING`` meanwhile).
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
@@ -75,26 +74,17 @@ from pathlib import Path
 from typing import Any
 
 from plateau.errors import StoreUnavailable
+from plateau.record import RunRecord
 from plateau.store.base import RunKey, SingleProcessStore, run_summary, state_too_large
-from plateau.store.codec import CodecError, StateLog
-from plateau.types import Action, BreakerState, Verdict
+from plateau.store.codec import ANALYSIS_FORMAT, CodecError, StateLog, verdict_from_json, verdict_to_json
+from plateau.types import Verdict
 
-__all__ = ["ANALYSIS_FORMAT", "SCHEMA_VERSION", "SqliteStore", "verdict_from_json", "verdict_to_json"]
+__all__ = ["ANALYSIS_FORMAT", "SCHEMA_VERSION", "SqliteStore"]
 
 log = logging.getLogger("plateau.store")
 
 #: Version of the table layout (``PRAGMA user_version``); version 1 files are upgraded.
 SCHEMA_VERSION = 2
-#: Format of the stored learned state: 4 to 7 are :mod:`plateau.store.codec` (5: the progress
-#: tracker remembers the previous call; 6: repeated actions, written files and statements of
-#: no change; 7: the step analysis as detectors under :mod:`plateau.analysis`, every class named
-#: by its stable name (:data:`plateau.store.codec.STATE_NAMES`), so moving code no longer
-#: changes stored documents; 3 was pickle, refused).
-#: New trackers and fields need no codec change, but a stored run decoded into changed classes
-#: would lack their new fields: bump this number whenever the classes behind the learned state
-#: change (both the SQLite and the Redis store refuse runs of another format, naming both).
-ANALYSIS_FORMAT = 7
-
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     tenant TEXT NOT NULL,
@@ -170,30 +160,6 @@ def _cause(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return f"{exc.strerror.lower()} ({exc})"
     return str(exc) or type(exc).__name__
-
-
-def verdict_to_json(v: Verdict) -> str:
-    """A :class:`~plateau.types.Verdict` as compact JSON (floats round-trip exactly)."""
-    return json.dumps(
-        [v.step_index, v.action.value, v.state.value, v.score, list(v.reasons), dict(v.signals), v.message],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
-
-
-def verdict_from_json(run_id: str, text: str) -> Verdict:
-    """The inverse of :func:`verdict_to_json` (``run_id`` is not stored per row)."""
-    idx, action, state, score, reasons, signals, message = json.loads(text)
-    return Verdict(
-        run_id=run_id,
-        step_index=int(idx),
-        action=Action(action),
-        state=BreakerState(state),
-        score=score,
-        reasons=tuple(reasons),
-        signals=signals,
-        message=message,
-    )
 
 
 class SqliteStore(SingleProcessStore):
@@ -467,8 +433,6 @@ class SqliteStore(SingleProcessStore):
             return record
 
     def _load(self, key: RunKey) -> tuple[Any, StateLog] | None:
-        from plateau.engine import RunRecord
-
         row = self._db.execute(
             "SELECT context, ended, created, updated, ended_at, steps, analysis, analysis_format FROM runs WHERE tenant=? AND run_id=?",
             key,

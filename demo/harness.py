@@ -28,10 +28,13 @@ stopping a run early is larger.
 
 Only the client side of Plateau is imported here (``grpcio`` and ``protobuf`` for ``--remote``,
 the standard library for HTTP), so an agent machine needs only the client install (the wheel
-``make dist`` builds, without extras); without ``--remote`` (no server) it needs the engine extra.
+``make dist`` builds, without extras) and a checkout of this repository, where the harness
+lives (it is not part of the wheel); without ``--remote`` (no server) it needs the engine extra.
+The loaders of recorded runs and streams and the token estimate are the wheel's
+(:mod:`plateau.replay`).
 
-Run it with ``plateau-agent --remote HOST:PORT [PATH...]`` (the console script the package
-installs; ``python -m plateau.harness`` is the same); ``--help`` lists the
+Run it from the repository's root as ``python -m demo.harness --remote HOST:PORT [PATH...]``
+(the demo agent, ``plateau-agent`` in its messages); ``--help`` lists the
 options. Exit status: 0 on success, 1 when ``--check`` finds a labelled run or stream whose
 outcome contradicts its label, 2 for bad input, 4 when the server is not healthy in time.
 """
@@ -48,7 +51,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -56,7 +59,7 @@ from typing import Any, TextIO
 from plateau.client import Client
 from plateau.errors import PlateauError
 from plateau.integrations import steer_text
-from plateau.replay import Run, load_runs
+from plateau.replay import CHARS_PER_TOKEN, Run, StreamCase, estimate_tokens, load_runs, load_streams, step_tokens
 from plateau.types import Action, Step, Verdict
 
 __all__ = [
@@ -74,30 +77,9 @@ __all__ = [
     "wait_healthy",
 ]
 
-#: Characters per token of the estimate (:func:`estimate_tokens`).
-CHARS_PER_TOKEN = 4
-
 #: The repository's own recorded runs, played when no path is given (present in a clone).
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PATHS = (ROOT / "examples", ROOT / "demo")
-
-
-def estimate_tokens(text: str | None) -> int:
-    """Estimated tokens of ``text``: ``ceil(len(text) / 4)`` (0 for empty or None).
-
-    >>> estimate_tokens("Reading the config.")
-    5
-    """
-    return math.ceil(len(text) / CHARS_PER_TOKEN) if text else 0
-
-
-def step_tokens(step: Mapping[str, Any]) -> int:
-    """Estimated tokens a step adds to the transcript: its text, tool, args, result and user message."""
-    args = step.get("args")
-    if args is not None and not isinstance(args, str):
-        args = json.dumps(args, ensure_ascii=False)
-    parts = (step.get("text"), step.get("tool"), args, step.get("result"), step.get("user"))
-    return sum(estimate_tokens(p) for p in parts if isinstance(p, str))
 
 
 # ----------------------------------------------------------------------- reports
@@ -209,55 +191,6 @@ class StreamReport:
 
 
 # ----------------------------------------------------------------------- streams
-@dataclass(frozen=True)
-class StreamCase:
-    """A recorded streamed response: its chunks as they arrived, on one channel."""
-
-    id: str
-    chunks: tuple[str, ...]
-    channel: str = "content"
-    label: str | None = None
-    source: str = ""
-
-
-def load_streams(paths: Iterable[str | Path]) -> list[StreamCase]:
-    """Stream cases (``level: "stream"``) from files or folders (``*.json``, recursively, sorted).
-
-    Step-level cases and ``.traj`` files are skipped (see :func:`plateau.replay.load_runs`).
-    Raises ``FileNotFoundError`` for a missing path and ``ValueError`` naming a malformed file.
-    """
-    cases: list[StreamCase] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            files = sorted(p for p in path.rglob("*.json") if p.is_file())
-        elif path.is_file():
-            files = [path] if path.suffix == ".json" else []
-        else:
-            raise FileNotFoundError(f"{path}: no such file or folder")
-        for file in files:
-            try:
-                data = json.loads(file.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise ValueError(f"{file}: not a JSON case file ({exc})") from None
-            if not isinstance(data, dict) or data.get("level") != "stream":
-                continue
-            chunks = data.get("input")
-            if not isinstance(chunks, list) or not all(isinstance(c, str) for c in chunks):
-                raise ValueError(f"{file}: a stream case needs an 'input' list of strings")
-            expected = data.get("expected") or {}
-            cases.append(
-                StreamCase(
-                    id=str(data.get("id") or file.stem),
-                    chunks=tuple(chunks),
-                    channel=str(data.get("stream_channel") or "content"),
-                    label=expected.get("verdict") if isinstance(expected, dict) else None,
-                    source=str(file),
-                )
-            )
-    return cases
-
-
 def guard_chunks(client: Client, chunks: Iterable[tuple[str, str]]) -> Iterator[tuple[tuple[str, str], Any]]:
     """Pass ``(channel, chunk)`` pairs through the guard in lock-step; yield ``(pair, result)``.
 
@@ -673,11 +606,11 @@ def live_run(
 
 # -------------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``plateau-agent`` (``python -m plateau.harness``)."""
+    """The argument parser of the demo agent (``python -m demo.harness``)."""
     from plateau.cli import connection_options
 
     p = argparse.ArgumentParser(
-        prog="plateau-agent",
+        prog="python -m demo.harness",
         description="The demo agent: plays recorded runs and streams (or drives a live model) and asks Plateau after every step.",
         parents=[connection_options()],
     )

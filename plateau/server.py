@@ -404,35 +404,48 @@ class PlateauService:
 
         return await self._call("Observe", context, work)  # type: ignore[no-any-return]
 
-    async def Check(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> pb.Verdict:
-        async def work(fields: dict[str, Any]) -> pb.Verdict:
+    async def _unary(self, name: str, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext,
+                     parse: Callable[[bytes], Any], answer: Callable[[Any, str, dict[str, Any], threading.Event], Any]) -> Any:
+        """Every unary call's one admission path (issue 22): the caller authenticated from its
+        metadata, the body read in a receive slot of its tenant and its bytes held, then
+        ``answer(request, tenant, fields, stop)`` run on the parsed request in a work slot of
+        the tenant, off the event loop; a caller gone before its work starts is never worked on."""
+        async def work(fields: dict[str, Any]) -> Any:
             tenant = self._tenant(context)
             fields["tenant"] = tenant
             deadline = self._deadline(context)
             data = await self._body(tenant, requests, deadline)
             size = len(data)
 
-            def check(stop: threading.Event) -> tuple[pb.Verdict, str]:
-                request = _PARSE_CHECK(data)
+            def call(stop: threading.Event) -> Any:
+                request = parse(data)
                 self._check(request)
-                if not request.HasField("step"):
-                    raise InvalidArgument("step", "is required")
-                step = convert.step_from_pb(request.step, max_args_bytes=self.config.max_field_chars)
-                policy = convert.tool_policy_from_pb(request.tool_policy) if request.tool_policy else None
                 if stop.is_set():
                     raise Dropped("the caller went away")
-                verdict = self.engine.check(request.run_id, step, request.context or None, tenant=tenant, tool_policy=policy)
-                return convert.verdict_to_pb(verdict), request.run_id[:256]
+                return answer(request, tenant, fields, stop)
 
             self.admission.hold(tenant, size)
             try:
-                verdict, run_id = await self._admitted(tenant, size, deadline, check)
+                return await self._admitted(tenant, size, deadline, call)
             finally:
                 self.admission.unhold(tenant, size)
-            fields.update(run_id=run_id, step=verdict.step_index)
-            return verdict
 
-        return await self._call("Check", context, work)  # type: ignore[no-any-return]
+        return await self._call(name, context, work)
+
+    async def Check(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> pb.Verdict:
+        def check(request: Any, tenant: str, fields: dict[str, Any], stop: threading.Event) -> pb.Verdict:
+            fields["run_id"] = request.run_id[:256]
+            if not request.HasField("step"):
+                raise InvalidArgument("step", "is required")
+            step = convert.step_from_pb(request.step, max_args_bytes=self.config.max_field_chars)
+            policy = convert.tool_policy_from_pb(request.tool_policy) if request.tool_policy else None
+            if stop.is_set():
+                raise Dropped("the caller went away")
+            verdict = self.engine.check(request.run_id, step, request.context or None, tenant=tenant, tool_policy=policy)
+            fields["step"] = verdict.step_index
+            return convert.verdict_to_pb(verdict)
+
+        return await self._unary("Check", requests, context, _PARSE_CHECK, check)  # type: ignore[no-any-return]
 
     async def _stream_slot(self, tenant: str) -> None:
         self.admission.open_stream(tenant)
@@ -513,29 +526,11 @@ class PlateauService:
     # ------------------------------------------------------------------ run calls
     async def _run_call(self, name: str, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext, parse: Callable[[bytes], Any],
                         fn: Callable[..., Any]) -> pb.RunInfo:
-        async def work(fields: dict[str, Any]) -> pb.RunInfo:
-            tenant = self._tenant(context)
-            fields["tenant"] = tenant
-            deadline = self._deadline(context)
-            data = await self._body(tenant, requests, deadline)
-            size = len(data)
+        def call(request: Any, tenant: str, fields: dict[str, Any], stop: threading.Event) -> pb.RunInfo:
+            fields["run_id"] = request.run_id[:256]
+            return convert.run_info_to_pb(fn(request.run_id, tenant=tenant))
 
-            def call(stop: threading.Event) -> tuple[pb.RunInfo, str]:
-                request = parse(data)
-                self._check(request)
-                if stop.is_set():
-                    raise Dropped("the caller went away")
-                return convert.run_info_to_pb(fn(request.run_id, tenant=tenant)), request.run_id[:256]
-
-            self.admission.hold(tenant, size)
-            try:
-                info, run_id = await self._admitted(tenant, size, deadline, call)
-            finally:
-                self.admission.unhold(tenant, size)
-            fields["run_id"] = run_id
-            return info
-
-        return await self._call(name, context, work)  # type: ignore[no-any-return]
+        return await self._unary(name, requests, context, parse, call)  # type: ignore[no-any-return]
 
     async def GetRun(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> pb.RunInfo:
         return await self._run_call("GetRun", requests, context, _PARSE_GET, self.engine.get_run)
@@ -549,43 +544,16 @@ class PlateauService:
     async def DeleteRun(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> pb.RunInfo:
         return await self._run_call("DeleteRun", requests, context, _PARSE_DELETE, self.engine.delete_run)
 
-    async def _read_call(self, name: str, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext,
-                         parse: Callable[[bytes], Any], fn: Callable[[Any, str, dict[str, Any]], Any]) -> Any:
-        """A read-only call (``ListRuns``, ``GetRunHistory``) through the one admission path:
-        authenticated from its metadata, its body read in a receive slot, parsed and answered
-        in a work slot of its tenant."""
-        async def work(fields: dict[str, Any]) -> Any:
-            tenant = self._tenant(context)
-            fields["tenant"] = tenant
-            deadline = self._deadline(context)
-            data = await self._body(tenant, requests, deadline)
-            size = len(data)
-
-            def call(stop: threading.Event) -> Any:
-                request = parse(data)
-                self._check(request)
-                if stop.is_set():
-                    raise Dropped("the caller went away")
-                return fn(request, tenant, fields)
-
-            self.admission.hold(tenant, size)
-            try:
-                return await self._admitted(tenant, size, deadline, call)
-            finally:
-                self.admission.unhold(tenant, size)
-
-        return await self._call(name, context, work)
-
     async def ListRuns(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> pb.ListRunsResponse:
-        def list_runs(request: Any, tenant: str, fields: dict[str, Any]) -> pb.ListRunsResponse:
+        def list_runs(request: Any, tenant: str, fields: dict[str, Any], stop: threading.Event) -> pb.ListRunsResponse:
             runs, token = self.engine.list_runs(tenant=tenant, page_size=request.page_size, page_token=request.page_token)
             fields["runs"] = len(runs)
             return pb.ListRunsResponse(runs=[convert.run_summary_to_pb(r) for r in runs], next_page_token=token)
 
-        return await self._read_call("ListRuns", requests, context, _PARSE_LIST, list_runs)  # type: ignore[no-any-return]
+        return await self._unary("ListRuns", requests, context, _PARSE_LIST, list_runs)  # type: ignore[no-any-return]
 
     async def GetRunHistory(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> pb.RunHistory:
-        def history(request: Any, tenant: str, fields: dict[str, Any]) -> pb.RunHistory:
+        def history(request: Any, tenant: str, fields: dict[str, Any], stop: threading.Event) -> pb.RunHistory:
             fields["run_id"] = request.run_id[:256]
             run_history, token = self.engine.run_history(
                 request.run_id, tenant=tenant, page_size=request.page_size, page_token=request.page_token
@@ -593,7 +561,7 @@ class PlateauService:
             fields["steps"] = len(run_history.steps)
             return convert.run_history_to_pb(run_history, token)
 
-        return await self._read_call("GetRunHistory", requests, context, _PARSE_HISTORY, history)  # type: ignore[no-any-return]
+        return await self._unary("GetRunHistory", requests, context, _PARSE_HISTORY, history)  # type: ignore[no-any-return]
 
     async def GuardStream(self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> None:
         from plateau.guard import ChannelGuards

@@ -478,3 +478,21 @@ def test_text_without_repetition_never_fires(seed: int, n: int, chunk_seed: int)
     text = "".join(w + rng.choice([" ", " ", ", ", ". ", "\n", "; ", " (", ") ", ": "]) for w in words)
     for channel in ("content", "reasoning", "tool_args"):
         assert first_fire(feed(seeded(text, chunk_seed, 1, 60), channel)) is None
+
+
+def test_a_drift_fire_cuts_after_the_loops_first_copy() -> None:
+    """The text kept before a drift fire's cut holds the looping paragraph once: the loop began
+    at its first copy, even when the copies compared start later."""
+    from plateau.stream import StreamGuard
+
+    loop = ("But wait, I should check the bounds again. start is naive local midnight and end is start plus one day, "
+            "so on the fall-back night the filter covers 24 of the 25 local hours. ")
+    text = "The bounds are built like this. " + loop * 8
+    guard = StreamGuard()
+    for i in range(0, len(text), 7):
+        result = guard.feed(text[i : i + 7])
+        if result.fired:
+            break
+    assert result.fired and result.cut_offset is not None
+    assert text[: result.cut_offset].count("fall-back night") == 1
+    assert text[: result.cut_offset].startswith("The bounds are built like this. ")

@@ -195,8 +195,13 @@ class DriftDetector:
         m = _SENTENCE.search(s, first, cut)
         if m is not None and cut + (m.end() - first) <= len(s):
             shift = m.end() - first
-            first += shift
-            cut += shift
+            back = m.end() - (cut - first)  # the same sentence start, one copy earlier
+            if back >= 0 and s[back : back + 16].lower() == s[m.end() : m.end() + 16].lower():
+                # the loop's copies already began there: the cut keeps that one copy
+                first, cut = back, m.end()
+            else:
+                first += shift
+                cut += shift
         return Fire(
             at=b.end - 1,
             reason="stream.drift",

@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+BUILD_VENV := .venv-build
 PATHS  ?= examples
 TORCH  := torch==2.13.0
 
@@ -35,9 +36,12 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy plateau
 
 ## The wheel and the sdist under dist/ (python -m build; a release workflow publishes them on a tag).
-dist: $(STAMP)
+dist:
+	@echo "make dist: building the wheel and the sdist into dist/ (python -m build in $(BUILD_VENV), which holds only 'build')"
+	test -x $(BUILD_VENV)/bin/python || $(PYTHON) -m venv $(BUILD_VENV)
+	$(BUILD_VENV)/bin/python -m pip install --quiet "build>=1.2"
 	rm -rf dist
-	$(PY) -m build --outdir dist .
+	$(BUILD_VENV)/bin/python -m build --outdir dist .
 
 proto: $(STAMP)
 	$(PY) scripts/gen_proto.py

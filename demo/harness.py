@@ -27,7 +27,7 @@ conservative: an agent re-sends its growing transcript every turn, so the real s
 stopping a run early is larger.
 
 Only the client side of Plateau is imported here (``grpcio`` and ``protobuf`` for ``--remote``,
-the standard library for HTTP), so an agent machine needs only the client install (the wheel
+and the ``openai`` SDK, for the live mode only), so an agent machine needs only the client install (the wheel
 ``make dist`` builds, without extras) and a checkout of this repository, where the harness
 lives (it is not part of the wheel); without ``--remote`` (no server) it needs the engine extra.
 The loaders of recorded runs and streams and the token estimate are the wheel's
@@ -48,10 +48,8 @@ import os
 import queue
 import sys
 import time
-import urllib.error
-import urllib.request
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -67,12 +65,12 @@ __all__ = [
     "RunReport",
     "StreamCase",
     "StreamReport",
+    "chunk_deltas",
     "estimate_tokens",
     "guard_chunks",
     "live_run",
     "load_streams",
     "main",
-    "sse_deltas",
     "step_tokens",
     "wait_healthy",
 ]
@@ -451,48 +449,40 @@ class Harness:
 
 
 # -------------------------------------------------------------------------- live
-def sse_deltas(lines: Iterable[bytes]) -> Iterator[tuple[str, str]]:
-    """``(channel, text)`` deltas of an OpenAI-compatible streamed chat completion.
+def chunk_deltas(chunks: Iterable[Any]) -> Iterator[tuple[str, str]]:
+    """``(channel, text)`` deltas of a streamed chat completion, as the ``openai`` SDK yields it.
 
-    ``lines`` are the raw lines of the ``text/event-stream`` body. ``choices[0].delta.content``
-    is the ``content`` channel; ``reasoning_content`` (or ``reasoning``) the ``reasoning``
-    channel; ``tool_calls[].function.arguments`` the ``tool_args`` channel. Ends at
-    ``data: [DONE]``. Raises ``ValueError`` for an ``error`` event.
+    ``chunks`` are ``openai.types.chat.ChatCompletionChunk`` objects (what
+    ``client.chat.completions.create(..., stream=True)`` iterates over). ``choices[0].delta.content``
+    is the ``content`` channel; ``reasoning_content`` (or ``reasoning``, the extra field
+    OpenAI-compatible servers such as vLLM and llama.cpp send) the ``reasoning`` channel;
+    ``tool_calls[].function.arguments`` the ``tool_args`` channel. Chunks without choices (a
+    usage chunk) yield nothing. The SDK ends the stream at ``data: [DONE]`` and raises
+    ``openai.APIError`` for an ``error`` event.
     """
-    for raw in lines:
-        line = raw.decode("utf-8", "replace").strip()
-        if not line.startswith("data:"):
+    for chunk in chunks:
+        if not chunk.choices:
             continue
-        data = line[5:].strip()
-        if data == "[DONE]":
-            return
-        try:
-            event = json.loads(data)
-        except ValueError:
+        delta = chunk.choices[0].delta
+        if delta is None:
             continue
-        if isinstance(event, dict) and event.get("error"):
-            raise ValueError(f"the model server sent an error: {event['error']}")
-        choices = event.get("choices") if isinstance(event, dict) else None
-        if not choices:
-            continue
-        delta = choices[0].get("delta") or {}
-        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        reasoning = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
         if isinstance(reasoning, str) and reasoning:
             yield "reasoning", reasoning
-        content = delta.get("content")
-        if isinstance(content, str) and content:
-            yield "content", content
-        for call in delta.get("tool_calls") or []:
-            args = (call.get("function") or {}).get("arguments")
+        if isinstance(delta.content, str) and delta.content:
+            yield "content", delta.content
+        for call in delta.tool_calls or []:
+            args = call.function.arguments if call.function is not None else None
             if isinstance(args, str) and args:
                 yield "tool_args", args
 
 
-def _completions_url(url: str) -> str:
+def _base_url(url: str) -> str:
+    """The SDK's ``base_url`` for ``url``: a server root, its ``/v1`` or its ``/v1/chat/completions``."""
     url = url.rstrip("/")
     if url.endswith("/chat/completions"):
-        return url
-    return url + ("/chat/completions" if url.endswith("/v1") else "/v1/chat/completions")
+        url = url[: -len("/chat/completions")]
+    return url if url.endswith("/v1") else url + "/v1"
 
 
 def live_run(
@@ -510,45 +500,52 @@ def live_run(
     timeout: float = 120.0,
     target: str = "",
     out: TextIO | None = None,
-    open_url: Callable[..., Any] = urllib.request.urlopen,
 ) -> RunReport:
     """Drive a chat model through an OpenAI-compatible streaming endpoint, guarded by Plateau.
 
-    Each turn is one step: the response is streamed through the guard (and the HTTP response is
-    closed as soon as the guard fires, its text cut to one copy of the repeated unit), then the
+    The model is called with the ``openai`` SDK (``OpenAI(base_url=..., api_key=...)``,
+    ``chat.completions.create(stream=True)``; the ``openai`` extra); ``url`` is the server's root,
+    its ``/v1`` or its ``/v1/chat/completions``. ``api_key`` defaults to ``$OPENAI_API_KEY``, else
+    a placeholder (local servers do not check it); ``timeout`` is in seconds, per request.
+    Each turn is one step: the response is streamed through the guard (and the stream, with its
+    HTTP connection, is closed as soon as the guard fires, its text cut to one copy of the repeated unit), then the
     step is sent to ``client.observe``. On **continue** the harness sends ``next_prompt``; on
     **steer** it sends the verdict's message first, as a ``steer_role`` message prefixed
     :data:`~plateau.integrations.STEER_PREFIX`; on **trip** it stops. Without Plateau the loop would run ``max_steps`` turns:
     that cap is the unguarded run of the summary.
 
-    Raises ``ValueError`` for an HTTP error or an error event from the model server.
+    Raises ``ValueError`` for an HTTP error, an unreachable server or an error event from the model
+    server, and ``ImportError`` naming the extra when ``openai`` is not installed.
     """
+    try:
+        import openai
+    except ImportError:
+        raise ImportError("the live mode needs the openai SDK: pip install 'plateau-breaker[openai]'") from None
     from plateau.stream import truncate
 
     harness = Harness(client, target or "plateau", out)
-    endpoint = _completions_url(url)
+    base_url = _base_url(url)
+    endpoint = base_url + "/chat/completions"
+    model_client = openai.OpenAI(base_url=base_url, api_key=api_key or os.environ.get("OPENAI_API_KEY") or "unused",
+                                 timeout=timeout)
     run_id = f"live-{uuid.uuid4().hex[:8]}"
     report = RunReport(run=run_id, source=endpoint, label=None, target=harness.target, steps_total=max_steps, live=True)
     messages: list[dict[str, str]] = [{"role": "system", "content": system}, {"role": "user", "content": task}]
     harness._p(f"\n── live run {run_id}: {endpoint} (model {model!r}), at most {max_steps} turns of at most {max_tokens} tokens")
     for index in range(max_steps):
-        body = json.dumps({"model": model, "messages": messages, "stream": True, "max_tokens": max_tokens}).encode("utf-8")
-        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-        if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
-        request = urllib.request.Request(endpoint, data=body, headers=headers, method="POST")
         try:
-            response = open_url(request, timeout=timeout)
-        except urllib.error.HTTPError as exc:
-            raise ValueError(f"{endpoint}: HTTP {exc.code} {exc.reason}: {exc.read()[:300]!r}") from None
-        except urllib.error.URLError as exc:
-            raise ValueError(f"{endpoint}: {exc.reason}") from None
+            response = model_client.chat.completions.create(model=model, messages=messages,  # type: ignore[arg-type]
+                                                            stream=True, max_tokens=max_tokens)
+        except openai.APIStatusError as exc:
+            raise ValueError(f"{endpoint}: HTTP {exc.status_code}: {exc.message[:300]}") from None
+        except openai.APIConnectionError as exc:
+            raise ValueError(f"{endpoint}: {exc.message}") from None
         stream = StreamReport(stream=f"{run_id} turn {index}", source=endpoint, label=None, channel="content+reasoning",
                               chunks_total=None)
         content: list[str] = []
         reasoning: list[str] = []
         try:
-            for (channel, chunk), result in guard_chunks(client, sse_deltas(response)):
+            for (channel, chunk), result in guard_chunks(client, chunk_deltas(response)):
                 stream.chunks_read += 1
                 stream.chars_read += len(chunk)
                 (reasoning if channel == "reasoning" else content).append(chunk)
@@ -563,6 +560,8 @@ def live_run(
                     else:
                         content = [cut]
                     break
+        except openai.APIError as exc:
+            raise ValueError(f"{endpoint}: the model server sent an error: {exc.message}") from None
         finally:
             response.close()
         text = "".join(content).strip() or "".join(reasoning).strip()

@@ -473,23 +473,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------ replay
 _ACTION_MARK = {"continue": " ", "steer": "S", "trip": "T"}
+_REPLAY_COLUMNS = ("step", "action", "state", "score", "novelty", "delta", "reasons", "message")
 
 
-def _table_header() -> str:
-    return f"{'step':>4}  {'action':8} {'state':11} {'score':>5}  {'novelty':>7} {'delta':>6}  reasons\n"
+def _replay_table(verdicts: Sequence[Any], out: TextIO) -> str:
+    """One run's verdicts as the text of a ``rich`` table (:mod:`plateau.tables`) for ``out``."""
+    from plateau.tables import action_cell, render, table
 
-
-def _table_row(verdict: Any) -> str:
-    s = verdict.signals
-    nov = f"{s['novelty']:.3f}" if "novelty" in s else "-"
-    delta = f"{s['delta']:.3f}" if "delta" in s else "-"
-    row = (
-        f"{verdict.step_index:>4}  {verdict.action.value:8} {verdict.state.value:11} {verdict.score:5.2f}  {nov:>7} {delta:>6}  "
-        f"{', '.join(verdict.reasons)}\n"
-    )
-    if verdict.message:
-        row += f"{'':6}↳ {verdict.message}\n"
-    return row
+    rows = table(_REPLAY_COLUMNS, right=("step", "score", "novelty", "delta"), fold=("reasons", "message"))
+    for verdict in verdicts:
+        s = verdict.signals
+        rows.add_row(
+            str(verdict.step_index), action_cell(verdict.action.value), verdict.state.value, f"{verdict.score:.2f}",
+            f"{s['novelty']:.3f}" if "novelty" in s else "-", f"{s['delta']:.3f}" if "delta" in s else "-",
+            ", ".join(verdict.reasons), verdict.message or "",
+        )
+    return render(rows, out)
 
 
 def _load(paths: Sequence[str]) -> list[Any]:
@@ -505,8 +504,12 @@ def _load(paths: Sequence[str]) -> list[Any]:
 def replay_paths(client: Any, runs: Sequence[Any], jsonl: bool, out: TextIO, actions_of: dict[str, list[str]] | None = None) -> int:
     """Replay ``runs`` (from :func:`plateau.replay.load_runs`) through ``client``, printing verdicts to ``out``.
 
-    A progress bar is shown on stderr only when stderr is a terminal, and below the output:
-    each piece of output is written with the bar cleared and redrawn after it. ``actions_of``,
+    Without ``jsonl``, each run is a header line, a table of its verdicts (step, action, state,
+    score, the novelty and delta signals, reasons, message; drawn by ``rich`` once the run's
+    last verdict is in) and a line of one mark per step; with ``jsonl``, one JSON object per
+    verdict as it comes (:func:`plateau.replay.verdict_row`). A progress bar is shown on stderr
+    only when stderr is a terminal, and below the output: each piece of output is written with
+    the bar cleared and redrawn after it. ``actions_of``,
     when given, receives each run's actions in step order (``"continue"``, ``"steer"``, ``"trip"``)
     under the run's id.
     """
@@ -518,14 +521,18 @@ def replay_paths(client: Any, runs: Sequence[Any], jsonl: bool, out: TextIO, act
             verdict_line = ""
             if run.expected and run.expected.get("final"):
                 verdict_line = f"  (labelled: {run.expected['final']})"
-            write(out, f"\n== {run.id}: {len(run.steps)} steps{verdict_line}\n" + _table_header())
+            write(out, f"\n== {run.id}: {len(run.steps)} steps{verdict_line}\n")
         actions = []
+        verdicts = []
         for _, _, verdict in replay_run(client, run):
             actions.append(verdict.action.value)
-            write(out, json.dumps(verdict_row(run.id, verdict), ensure_ascii=False) + "\n" if jsonl else _table_row(verdict))
+            verdicts.append(verdict)
+            if jsonl:
+                write(out, json.dumps(verdict_row(run.id, verdict), ensure_ascii=False) + "\n")
         if actions_of is not None:
             actions_of[run.id] = actions
         if not jsonl:
+            write(out, _replay_table(verdicts, out))
             marks = "".join(_ACTION_MARK[a] if a != "continue" else "." for a in actions)
             write(out, f"   verdicts: {marks}   (. continue, S steer, T trip)\n")
     return 0
@@ -622,6 +629,7 @@ def cmd_guard(args: argparse.Namespace) -> int:
         if not p.exists():
             raise FileNotFoundError(f"{p}: no such file or folder")
         files.extend(sorted(p.rglob("*.json")) if p.is_dir() else [p])
+    rows: list[tuple[str, ...]] = []  # without --jsonl: one table row per stream case, printed at the end
     with client:
         for file in files:
             case = json.loads(file.read_text(encoding="utf-8"))
@@ -645,11 +653,20 @@ def cmd_guard(args: argparse.Namespace) -> int:
             if not args.jsonl:
                 exp = case.get("expected", {})
                 window = exp.get("fire_between_chunks")
-                status = f"fired at chunk {fired_at} (char {chars})" if fired_at is not None else "no fire"
-                print(
-                    f"{case['id']:55} expected {exp.get('verdict')}{' ' + str(window) if window else '':14} {status}"
-                    + (f"  [{result.reason}] unit={result.unit[:40]!r}" if result is not None and result.fired and result.unit else "")
-                )
+                fired = result is not None and result.fired
+                rows.append((
+                    str(case["id"]), str(exp.get("verdict")), str(window) if window else "",
+                    f"fired at chunk {fired_at} (char {chars})" if fired_at is not None else "no fire",
+                    (result.reason or "") if fired and result is not None else "",
+                    repr(result.unit[:40]) if fired and result is not None and result.unit else "",
+                ))
+    if rows:
+        from plateau.tables import render, table
+
+        shown = table(("case", "expected", "window", "outcome", "reason", "unit"), fold=("case", "unit"))
+        for row in rows:
+            shown.add_row(*row)
+        sys.stdout.write(render(shown, sys.stdout))
     return 0
 
 

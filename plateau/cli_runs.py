@@ -8,7 +8,7 @@
 Both talk to a running server (default ``127.0.0.1:50051``, the port of ``plateau serve``) with
 ``--token`` (or ``$PLATEAU_TOKEN``) and ``--tls-ca``/``--tls-cert``/``--tls-key``
 (:func:`plateau.cli.connection_options`, :func:`plateau.cli.remote_client`); ``plateau plot --remote`` uses the same.
-Tables are drawn by ``rich`` (colour only on a terminal).
+Tables are drawn by ``rich`` (:mod:`plateau.tables`; colour only on a terminal).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ __all__ = ["DEFAULT_TARGET", "cmd_runs", "cmd_show", "register"]
 #: The server ``runs`` and ``show`` ask when ``--remote`` is not given (``plateau serve``'s default).
 DEFAULT_TARGET = "127.0.0.1:50051"
 
-_STYLES = {"continue": "green", "steer": "yellow", "trip": "bold red"}
+_ACTIONS = ("continue", "steer", "trip")
 
 
 def _client(args: argparse.Namespace) -> Any:
@@ -37,14 +37,6 @@ def _when(t: float | None) -> str:
     return "" if t is None else time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t))
 
 
-def _console() -> Any:
-    """A rich console on stdout: the terminal's width, or 200 columns into a pipe or file (rich
-    would otherwise assume 80 and fold every column)."""
-    from rich.console import Console
-
-    return Console(file=sys.stdout, width=None if sys.stdout.isatty() else 200)
-
-
 def cmd_runs(args: argparse.Namespace) -> int:
     """List the server's runs (this token's tenant's), newest first."""
     with _client(args) as client:
@@ -55,19 +47,17 @@ def cmd_runs(args: argparse.Namespace) -> int:
     if not runs:
         print(f"no runs on {args.remote}", file=sys.stderr)
         return 0
-    from rich.table import Table
+    from plateau.tables import action_cell, render, table
 
-    table = Table(title=f"runs on {args.remote} (newest first; times UTC)", title_justify="left")
-    for name in ("run", "steps", "last action", "state", "ended", "last change"):
-        table.add_column(name, justify="right" if name == "steps" else "left", no_wrap=name != "run", overflow="fold")
-    table.add_column("context", overflow="fold")
+    rows = table(("run", "steps", "last action", "state", "ended", "last change", "context"),
+                 title=f"runs on {args.remote} (newest first; times UTC)", right=("steps",), fold=("run", "context"))
     for r in runs:
         action = r.last_action.value if r.last_action is not None else ""
-        table.add_row(
-            r.run_id, str(r.steps), f"[{_STYLES.get(action, '')}]{action}[/]" if action else "", r.state.value,
+        rows.add_row(
+            r.run_id, str(r.steps), action_cell(action) if action else "", r.state.value,
             _when(r.ended_at) if r.ended else "open", _when(r.updated), (r.context or "")[:60],
         )
-    _console().print(table)
+    sys.stdout.write(render(rows, sys.stdout))
     return 0
 
 
@@ -78,27 +68,21 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(history.as_dict(), ensure_ascii=False) + "\n")
         return 0
-    from rich.table import Table
+    from plateau.tables import action_cell, render, table
 
     run = history.run
-    counts = {a: sum(1 for v in history.verdicts if v.action.value == a) for a in _STYLES}
+    counts = {a: sum(1 for v in history.verdicts if v.action.value == a) for a in _ACTIONS}
     title = (
         f"run {run.run_id}: {run.steps} steps ({counts['continue']} continue, {counts['steer']} steer, {counts['trip']} trip); "
         f"state {run.state.value}; {'ended ' + _when(run.ended_at) if run.ended else 'open'}; times UTC"
     )
-    table = Table(title=title, title_justify="left")
-    for name in ("step", "time", "action", "state", "score"):
-        table.add_column(name, justify="right" if name in ("step", "score") else "left", no_wrap=True)
-    table.add_column("reasons", overflow="fold")
-    table.add_column("message", overflow="fold")
+    rows = table(("step", "time", "action", "state", "score", "reasons", "message"), title=title, right=("step", "score"),
+                 fold=("reasons", "message"))
     for s in history.steps:
         v = s.verdict
-        action = v.action.value
-        table.add_row(
-            str(v.step_index), _when(s.time), f"[{_STYLES[action]}]{action}[/]", v.state.value, f"{v.score:.2f}",
-            ", ".join(v.reasons), v.message or "",
-        )
-    _console().print(table)
+        rows.add_row(str(v.step_index), _when(s.time), action_cell(v.action.value), v.state.value, f"{v.score:.2f}",
+                     ", ".join(v.reasons), v.message or "")
+    sys.stdout.write(render(rows, sys.stdout))
     return 0
 
 

@@ -23,12 +23,12 @@ import pytest
 
 from demo.harness import (
     Harness,
+    chunk_deltas,
     estimate_tokens,
     guard_chunks,
     live_run,
     load_streams,
     main,
-    sse_deltas,
     step_tokens,
     wait_healthy,
 )
@@ -60,20 +60,22 @@ def test_step_tokens_counts_text_tool_args_result_and_user() -> None:
     assert step_tokens({"text": "abc"}) == 1
 
 
-def test_sse_deltas_reads_every_channel_and_stops_at_done() -> None:
-    """Content, reasoning and tool-call argument deltas come out in order; [DONE] ends the stream."""
-    events = [
-        {"choices": [{"delta": {"role": "assistant"}}]},
-        {"choices": [{"delta": {"reasoning_content": "think"}}]},
-        {"choices": [{"delta": {"reasoning": "more"}}]},
-        {"choices": [{"delta": {"content": "Hello"}}]},
-        {"choices": [{"delta": {"tool_calls": [{"function": {"arguments": "{\"a\":"}}]}}]},
+def test_chunk_deltas_reads_every_channel_of_the_sdk_chunks() -> None:
+    """Content, reasoning (both extra field names) and tool-call argument deltas of the ``openai``
+    SDK's ``ChatCompletionChunk`` objects come out in order; chunks without choices yield nothing."""
+    from openai.types.chat import ChatCompletionChunk
+
+    deltas = [
+        {"role": "assistant"},
+        {"reasoning_content": "think"},
+        {"reasoning": "more"},
+        {"content": "Hello"},
+        {"tool_calls": [{"index": 0, "function": {"arguments": "{\"a\":"}}]},
     ]
-    late = b'data: {"choices": [{"delta": {"content": "late"}}]}\n'
-    lines = [b": keep-alive\n"] + [f"data: {json.dumps(e)}\n".encode() for e in events] + [b"\n", b"data: [DONE]\n", late]
-    assert list(sse_deltas(lines)) == [("reasoning", "think"), ("reasoning", "more"), ("content", "Hello"), ("tool_args", '{"a":')]
-    with pytest.raises(ValueError, match="error"):
-        list(sse_deltas([b'data: {"error": {"message": "overloaded"}}\n']))
+    base = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    chunks = [ChatCompletionChunk.model_validate({**base, "choices": [{"index": 0, "delta": d}]}) for d in deltas]
+    chunks.append(ChatCompletionChunk.model_validate({**base, "choices": []}))
+    assert list(chunk_deltas(chunks)) == [("reasoning", "think"), ("reasoning", "more"), ("content", "Hello"), ("tool_args", '{"a":')]
 
 
 def test_demo_folder_holds_a_stuck_run_to_its_cap_and_a_degenerate_stream() -> None:
@@ -175,8 +177,9 @@ class _ScriptedModel:
     LOOP = ("But wait, I should check the bounds again. start is naive local midnight and end is start plus one day, "
             "so on the fall-back night the filter covers 24 of the 25 local hours. ")
 
-    def __init__(self, cap: int = 4000) -> None:
+    def __init__(self, cap: int = 4000, error: str | None = None) -> None:
         self.cap = cap
+        self.error = error  # when set, every response is this one error event
         self.requests: list[dict[str, Any]] = []
         # by turn: handlers run in threads and finish out of order (the runaway one notices the
         # hang-up only at its next write, after the next turn may have been answered)
@@ -199,6 +202,11 @@ class _ScriptedModel:
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
                 sent, hung_up = 0, False
+                if model.error is not None:
+                    self.wfile.write(f"data: {json.dumps({'error': {'message': model.error}})}\n\n".encode())
+                    self.wfile.flush()
+                    model.sent[turn], model.hung_up[turn] = 0, False
+                    return
                 try:
                     for channel, chunk in model.script(turn):
                         event = {"choices": [{"index": 0, "delta": {channel: chunk}}]}
@@ -272,6 +280,18 @@ def test_live_mode_cuts_the_runaway_stream_injects_the_steer_and_stops_at_the_tr
     assert assistant[1].count("fall-back night") == 1 and "Plateau" in assistant[1]
     text = out.getvalue()
     assert "closed the HTTP stream" in text and "sent to the model as a user message" in text
+
+
+def test_live_mode_reports_an_error_event_and_an_unreachable_server(hashing_server: str) -> None:
+    """An ``error`` event from the model server and a server that is not there are ``ValueError``s
+    naming the endpoint (the command line prints them and exits 2)."""
+    with _ScriptedModel(error="overloaded") as model, Client.remote(hashing_server) as client:
+        with pytest.raises(ValueError, match="overloaded") as caught:
+            live_run(client, model.url, task="t", max_steps=3, target=hashing_server, out=io.StringIO())
+        assert model.url + "/chat/completions" in str(caught.value)
+        assert len(model.requests) == 1
+    with Client.remote(hashing_server) as client, pytest.raises(ValueError, match="127.0.0.1:1/v1/chat/completions"):
+        live_run(client, "http://127.0.0.1:1", task="t", max_steps=3, target=hashing_server, out=io.StringIO(), timeout=5)
 
 
 def test_live_mode_through_the_command_line(hashing_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,7 +2,7 @@
 (no extras) into a fresh virtualenv without the system's site-packages, talks to a running server
 without torch or numpy.
 
-The wheel and the sdist are built with ``python -m build`` (the command ``make dist`` runs; its
+The wheel and the sdist are built with ``python -m build`` (the command ``make dist`` runs, in a virtualenv holding only ``build``; its
 isolated build environment and the wheel's dependencies come from pip's cache or the package index).
 """
 

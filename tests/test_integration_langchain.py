@@ -46,7 +46,7 @@ def client(real_cached: Any) -> Client:
 
 def _agent(example: ModuleType, name: str, middleware: PlateauMiddleware) -> tuple[Any, Any, Any]:
     run = example.scenario(name)
-    model = example.ScriptedChatModel(messages=example.turns(run), inputs=[])
+    model = example.chat_model(run)
     return create_agent(model, [tool(f) for f in example.tool_functions(run)], middleware=[middleware]), model, run
 
 

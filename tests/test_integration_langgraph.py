@@ -126,7 +126,7 @@ def test_react_agent_trip_after_the_tools_replaces_the_next_turn(react: ModuleTy
 
     with Client.remote(hashing_server) as remote:
         run = react.scenario("loop")
-        model = react.ScriptedChatModel(messages=react.turns(run), inputs=[])
+        model = react.chat_model(run)
         guard = PlateauGuard(remote, check_before=False)
         agent = guard.react_agent(model, [tool(f) for f in react.tool_functions(run)])
         messages = agent.invoke({"messages": [HumanMessage("fix it")]}, {"recursion_limit": 80})["messages"]

@@ -73,7 +73,7 @@ def test_each_verdict_of_a_looping_run_is_on_its_span_and_counted(otel: Any, rea
     from plateau.integrations.langchain import PlateauMiddleware
 
     middleware = PlateauMiddleware(client)
-    model = langchain_agent.ScriptedChatModel(messages=langchain_agent.turns(run), inputs=[])
+    model = langchain_agent.chat_model(run)
     agent = create_agent(model, [tool(f) for f in tools], middleware=[middleware])
     with tracer.start_as_current_span("agent run") as root:
         agent.invoke({"messages": [HumanMessage(run.task)]}, {"recursion_limit": 80})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -168,9 +169,10 @@ class _Terminal(io.StringIO):
 
 
 def _screen(raw: str) -> list[str]:
-    """The lines a terminal shows for ``raw``: a carriage return moves back to the line's start and overwrites it."""
+    """The lines a terminal shows for ``raw``: a carriage return moves back to the line's start and overwrites it;
+    colour (SGR escape sequences) takes no cells."""
     shown = []
-    for line in raw.split("\n"):
+    for line in re.sub(r"\x1b\[[0-9;]*m", "", raw).split("\n"):
         cells: list[str] = []
         for part in line.split("\r"):
             cells[: len(part)] = part
@@ -193,6 +195,8 @@ def test_replay_s_progress_bar_on_a_terminal_never_lands_inside_its_tables(monke
     assert quiet.getvalue() == ""
 
     terminal = _Terminal()
+    monkeypatch.setenv("COLUMNS", "200")  # the terminal as wide as a table off a terminal (plateau.tables.PIPE_WIDTH)
+    monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setattr(sys, "stdout", terminal)
     monkeypatch.setattr(sys, "stderr", terminal)
     cli.replay_paths(Client.local(engine=Engine(embedder=HashingEmbedder())), runs, False, sys.stdout)
@@ -209,7 +213,6 @@ def _model_dir() -> Path:
 
 def test_every_reason_code_is_in_the_readme() -> None:
     """Each reason code the engine, breaker, policy or clients can emit is listed in the README."""
-    import re
 
     from plateau.analysis.registry import POLICY
 

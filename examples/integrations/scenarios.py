@@ -10,10 +10,16 @@ run exactly as it would see a live one.
   ``examples/example-productive-bugfix.json``; Plateau should never intervene);
 - ``poller``: the same rollout-status command polled while its output advances, then a metrics
   check (from ``examples/example-productive-rollout-poller.json``; never intervene either).
+
+The LangChain-based examples (``langchain_agent.py``, ``langgraph_react_agent.py``) share
+:func:`chat_model` (LangChain's ``GenericFakeChatModel`` playing a scenario) and
+:func:`langchain_outcome` (what happened, from the final messages); both import
+``langchain_core`` only when called, so the other examples need none of it.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -178,3 +184,68 @@ def tool_functions(run: Scenario) -> list[Any]:
         return run.run_tool("metrics_query", {"expr": expr})
 
     return [bash, read_file, grep, edit_file, metrics_query]
+
+
+# ----------------------------------------------- LangChain messages (langchain_agent.py, langgraph_react_agent.py)
+@functools.cache
+def _scripted_chat_model() -> Any:
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import BaseMessage
+
+    class ScriptedChatModel(GenericFakeChatModel):
+        """``GenericFakeChatModel`` that accepts tools (it answers from its script) and records what it is shown."""
+
+        inputs: list[list[BaseMessage]] = []
+
+        def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:
+            return self
+
+        def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:
+            self.inputs.append(list(messages))
+            return super()._generate(messages, *args, **kwargs)
+
+    return ScriptedChatModel
+
+
+def turns(run: Scenario) -> Iterator[Any]:
+    """The scenario's turns as the model's LangChain ``AIMessage``s (tool calls ``call_1``, ``call_2``, ...)."""
+    from langchain_core.messages import AIMessage
+
+    n = 0
+    while True:
+        text, name, args, _ = run.next_turn()
+        n += 1
+        calls = [{"name": name, "args": args, "id": f"call_{n}", "type": "tool_call"}] if name else []
+        yield AIMessage(content=text, tool_calls=calls)
+
+
+def chat_model(run: Scenario) -> Any:
+    """LangChain's ``GenericFakeChatModel`` playing ``run``'s turns; it accepts tools (``bind_tools``)
+    and records every message list it is shown in ``.inputs``."""
+    return _scripted_chat_model()(messages=turns(run), inputs=[])
+
+
+def langchain_outcome(run: Scenario, model: Any, guard: Any, messages: list[Any]) -> dict[str, Any]:
+    """What happened in ``run``: ``model`` from :func:`chat_model`, ``guard`` the Plateau middleware
+    or graph guard (its ``verdicts`` and ``steers_injected`` by run id, one run), ``messages`` the
+    agent's final messages."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    from plateau.integrations import STEER_PREFIX
+
+    ((run_id, verdicts),) = guard.verdicts.items()
+    calls = {c["id"] for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    last = messages[-1]
+    return {
+        "scenario": run.name,
+        "run_id": run_id,
+        "model_calls": len(model.inputs),
+        "tools_run": run.tool_calls,
+        "actions": [v.action.value for v in verdicts],
+        "steers": guard.steers_injected[run_id],
+        "steer_seen_by_model": any(STEER_PREFIX in str(m.content) for shown in model.inputs for m in shown if isinstance(m, HumanMessage)),
+        "ended_by_plateau": last.name == "plateau",
+        "last_message": last.content,
+        "unanswered_calls": sorted(calls - answered),
+    }

@@ -219,6 +219,30 @@ def test_literals_and_dividers_stay_quiet() -> None:
     assert first_fire(feed(seeded(text, 40))) is None
 
 
+def test_a_line_under_a_changing_timestamp_fires_on_its_fourth_copy() -> None:
+    """Subtitle lines '[00:01.000 --> 00:03.000] text' whose copies differ only by the numbered
+    field in front: fire on the chunk that brings the newline ending the 4th copy, not before."""
+    text = ANSWER + "".join(
+        f"[00:{2 * i:02d}.000 --> 00:{2 * i + 2:02d}.000] Thanks for watching and see you next time\n" for i in range(10)
+    )
+    nls = [i for i, ch in enumerate(text) if ch == "\n" and i > len(ANSWER)]
+    for seed in range(3):
+        res = assert_fires_at(seeded(text, 170 + seed), nls[3])
+        assert res.reason == "stream.line_dominance" and res.loop_start == len(ANSWER)
+
+
+def test_numbered_lines_that_report_stay_quiet() -> None:
+    """Numbers inside the text (a linter's path:line:col, test ids, an epoch's loss), three copies
+    under a timestamp, and a log of one message quoted in a code fence (fewer than 12 copies): quiet."""
+    lint = "".join(f"src/app.py:{10 * i}:5: E501 line too long (99 > 88 characters)\n" for i in range(8))
+    ids = "".join(f"tests/test_api.py::test_get[{i}] PASSED\n" for i in range(8))
+    epochs = "".join(f"epoch {i}/40 - loss: 0.{90 - i} - accuracy: 0.{50 + i}\n" for i in range(8))
+    three = "".join(f"00:0{i}:00 Waiting for the database to accept connections\n" for i in range(3)) + "Connected.\n"
+    fenced = "```\n" + "".join(f"12:00:{i:02d} Waiting for the database to accept connections\n" for i in range(10)) + "```\n"
+    for text in (lint, ids, epochs, three, fenced):
+        assert first_fire(feed(seeded(ANSWER + text, 180))) is None, text[:40]
+
+
 # ----------------------------------------------------------------------------- template cycles
 
 _QUESTIONS = [

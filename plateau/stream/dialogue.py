@@ -19,8 +19,14 @@ pair. It fires
 
   - template markers: when the third cycle is complete -- its last turn closed by an
     end-of-turn token (``<|im_end|>``, ``<|eot_id|>``, ``<end_of_turn>``, ``<|end|>``,
-    ``</s>``) when the template closes its turns, else when its last turn opens;
-  - speaker labels: when the third pair's second label arrives, the labels alternating
+    ``</s>``) when the template closes its turns, else when its last turn opens. A counter
+    in the marker is no new role (``<|im_start|>assistant57``, ``assistant58``: one role),
+    and a cycle may hold one role: a turn closed by an end-of-turn token and the same role
+    opened again right after it, whatever the turns say (the model closes its turn and
+    reopens it), fires when the third such marker is complete;
+  - speaker labels: when the third pair's last turn ends its line (the newline after the
+    sixth label's text), a label at the stream's very start being the response naming its
+    own answer, not a turn it writes for the other side; the labels alternating
     between exactly two names -- both chat roles, or with a turn that asks a question (a
     record format such as ``FAIL:`` / ``AssertionError:`` or ``Value:`` / ``Dtype:`` in test
     output alternates too, and never asks). An exchange the response presents (the
@@ -29,12 +35,22 @@ pair. It fires
     12,871 messages of the real runs the rule fires on none;
 
 - when the last ``dialogue_turns`` turns of one role are alike (consecutive word-set Jaccard
-  at least 0.5), plain markers included;
+  at least 0.5), plain markers included, once the pair of the third of them is complete (the
+  turn after it has ended);
 - when ``dialogue_max_turns`` template markers of two roles or more have arrived and the
   last marker's role opened ``dialogue_turns`` of the last ``dialogue_max_turns`` (turns that
   recur without settling into a fixed cycle).
 
 It cuts at the first marker: what the model said before it started writing turns is kept.
+
+The fire lands on the chunk that brings the character completing the evidence: the last
+character of an end-of-turn token or of a literal marker, the character after a role name
+(``assistant`` may go on), the newline that ends the third pair's last turn. Blocks are read
+at their end as by every detector; once the next marker or label may complete a fire
+(:meth:`DialogueDetector.hot`), the detector arms a check
+(:class:`~plateau.stream.result.Armed`) that reads the text of every later chunk up to it
+until the next block, so a fire never waits for the end of its 64-character block, and the
+chunk it lands on does not depend on the chunking.
 """
 
 from __future__ import annotations

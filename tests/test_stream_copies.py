@@ -185,6 +185,29 @@ def test_runs_of_one_token_fire_at_96_characters() -> None:
         assert res.reason == ("stream.run" if len(token) == 1 else "stream.period")
 
 
+def test_runs_of_one_token_with_a_separator_fire_at_96_characters() -> None:
+    """'0, 0, 0, ...', 'b b b ...', 'czapki, czapki, ...' -- one token and a separator of spaces and
+    at most one comma -- fire on the chunk that completes 96 characters of run, not on the one
+    before (the structural rule of rows of data needed 256)."""
+    for seed, unit in enumerate(["0, ", "b ", "00 ", "x; "]):
+        text = ANSWER + unit * (400 // len(unit))
+        res = assert_fires_at(seeded(text, 150 + seed), len(ANSWER) + CFG.digit_run_floor - 1)
+        assert res.reason == "stream.period" and res.loop_start == len(ANSWER)
+
+
+def test_short_token_rows_and_columns_stay_quiet() -> None:
+    """A zero-initialised array of 30 elements (90 characters), a column of zeros one per line, a
+    row of two alternating tokens shorter than the structural floor: no fire."""
+    text = (
+        ANSWER
+        + "weights = [" + "0, " * 29 + "0]\n"
+        + "0\n" * 60
+        + "0 1 " * 50 + "\n"
+        + "Nothing else changed.\n"
+    )  # fmt: skip
+    assert first_fire(feed(seeded(text, 160))) is None
+
+
 def test_literals_and_dividers_stay_quiet() -> None:
     """A 64-digit zero hash, a 0x-prefixed zero address, a 120-character divider and box rules: no fire."""
     text = (
@@ -194,6 +217,30 @@ def test_literals_and_dividers_stay_quiet() -> None:
         + "Nothing else changed.\n"
     )  # fmt: skip
     assert first_fire(feed(seeded(text, 40))) is None
+
+
+def test_a_line_under_a_changing_timestamp_fires_on_its_fourth_copy() -> None:
+    """Subtitle lines '[00:01.000 --> 00:03.000] text' whose copies differ only by the numbered
+    field in front: fire on the chunk that brings the newline ending the 4th copy, not before."""
+    text = ANSWER + "".join(
+        f"[00:{2 * i:02d}.000 --> 00:{2 * i + 2:02d}.000] Thanks for watching and see you next time\n" for i in range(10)
+    )
+    nls = [i for i, ch in enumerate(text) if ch == "\n" and i > len(ANSWER)]
+    for seed in range(3):
+        res = assert_fires_at(seeded(text, 170 + seed), nls[3])
+        assert res.reason == "stream.line_dominance" and res.loop_start == len(ANSWER)
+
+
+def test_numbered_lines_that_report_stay_quiet() -> None:
+    """Numbers inside the text (a linter's path:line:col, test ids, an epoch's loss), three copies
+    under a timestamp, and a log of one message quoted in a code fence (fewer than 12 copies): quiet."""
+    lint = "".join(f"src/app.py:{10 * i}:5: E501 line too long (99 > 88 characters)\n" for i in range(8))
+    ids = "".join(f"tests/test_api.py::test_get[{i}] PASSED\n" for i in range(8))
+    epochs = "".join(f"epoch {i}/40 - loss: 0.{90 - i} - accuracy: 0.{50 + i}\n" for i in range(8))
+    three = "".join(f"00:0{i}:00 Waiting for the database to accept connections\n" for i in range(3)) + "Connected.\n"
+    fenced = "```\n" + "".join(f"12:00:{i:02d} Waiting for the database to accept connections\n" for i in range(10)) + "```\n"
+    for text in (lint, ids, epochs, three, fenced):
+        assert first_fire(feed(seeded(ANSWER + text, 180))) is None, text[:40]
 
 
 # ----------------------------------------------------------------------------- template cycles
@@ -227,15 +274,16 @@ def _chatml_cycles(n: int) -> tuple[str, list[int]]:
 
 
 def test_template_self_dialogue_fires_when_the_third_pair_closes() -> None:
-    """Different questions and answers each cycle: fire on the end-of-turn token that closes the
-    3rd user/assistant pair (the cycle's second repeat), never in the first two."""
+    """Different questions and answers each cycle: fire on the chunk that brings the end-of-turn
+    token's last character closing the 3rd user/assistant pair (the cycle's second repeat), never
+    in the first two, and never on the chunk before."""
     text, _ = _chatml_cycles(5)
     ends = [i + len("<|im_end|>") - 1 for i in range(len(text)) if text.startswith("<|im_end|>", i)]
     # ends[0] closes the reply; then each pair holds a user and an assistant end token.
     third_pair_closed = ends[6]
     for seed in range(3):
         chunks = seeded(text, 50 + seed)
-        res = assert_fires_at_block(chunks, third_pair_closed)
+        res = assert_fires_at(chunks, third_pair_closed)
         assert res.reason == "stream.self_dialogue" and res.loop_start == text.index("<|im_start|>")  # the first marker
 
 
@@ -249,11 +297,11 @@ def test_one_or_two_template_pairs_never_fire() -> None:
 
 
 def test_pairs_without_end_tokens_fire_when_the_third_pair_is_written() -> None:
-    """[INST] templates never close a turn: fire on the block holding the 3rd [/INST] (the third
-    pair's last marker), never on the one before."""
+    """[INST] templates never close a turn: fire on the chunk that completes the 3rd [/INST] (the
+    third pair's last marker), never on the one before."""
     text = "Sure." + "".join(f" [INST] {q} [/INST] {a}" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True))
     third = [i for i in range(len(text)) if text.startswith("[/INST]", i)][2]
-    assert_fires_at_block(seeded(text, 70), third + len("[/INST]") - 1)
+    assert_fires_at(seeded(text, 70), third + len("[/INST]") - 1)
 
 
 def _labelled(first: str, second: str, pairs: int, lead: str = "Paris is the capital of France.\n") -> tuple[str, list[int]]:
@@ -269,11 +317,11 @@ def _labelled(first: str, second: str, pairs: int, lead: str = "Paris is the cap
 
 def test_speaker_labels_fire_in_the_third_pair() -> None:
     """'Human:' / 'AI Assistant:' (chat roles) and 'Alice:' / 'Bob:' (a turn asks a question)
-    alternating: fire on the block holding the 6th label (the third pair's second), and a
-    dialogue of two pairs never fires."""
+    alternating: fire on the chunk that brings the newline ending the 6th label's turn (the third
+    pair is then written), and a dialogue of two pairs never fires."""
     for seed, (first, second) in enumerate([("Human", "AI Assistant"), ("Alice", "Bob"), ("User", "Assistant")]):
         text, starts = _labelled(first, second, 5)
-        res = assert_fires_at_block(seeded(text, 110 + seed), starts[5])  # the 6th label is complete with the character after it
+        res = assert_fires_at(seeded(text, 110 + seed), text.index("\n", starts[5]))  # the 6th turn's line ends
         assert res.reason == "stream.self_dialogue" and res.loop_start == text.index(first + ":")
         two, _ = _labelled(first, second, 2)
         assert first_fire(feed(seeded(two + ANSWER * 2, 120 + seed))) is None
@@ -292,16 +340,16 @@ def test_labelled_exchanges_that_are_not_a_self_dialogue_stay_quiet() -> None:
 
 def test_instruction_templates_and_bare_role_lines_fire_in_the_third_pair() -> None:
     """'### Instruction:' / '### Response:' and lines holding only 'user' / 'assistant': fire on
-    the block holding the third pair's last marker."""
+    the chunk that completes the third pair's last marker."""
     alpaca = "Here it is.\n" + "".join(
         f"### Instruction:\n{q}\n\n### Response:\n{a}\n\n" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True)
     )
     third = [i for i in range(len(alpaca)) if alpaca.startswith("### Response:", i)][2]
-    res = assert_fires_at_block(seeded(alpaca, 140), third + len("### Response:") - 1)
+    res = assert_fires_at(seeded(alpaca, 140), third + len("### Response:") - 1)
     assert res.reason == "stream.self_dialogue" and res.loop_start == alpaca.index("### Instruction:") - 1
     bare = "Here it is.\n" + "".join(f"user\n{q}\nassistant\n{a}\n" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True))
     third = [i for i in range(len(bare)) if bare.startswith("\nassistant\n", i)][2]
-    res = assert_fires_at_block(seeded(bare, 141), third + len("\nassistant"))  # the role line ends with its newline
+    res = assert_fires_at(seeded(bare, 141), third + len("\nassistant"))  # the role line ends with its newline
     assert res.reason == "stream.self_dialogue"
 
 

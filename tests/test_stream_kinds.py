@@ -105,18 +105,36 @@ def test_doubled_words_fire_after_four_stuttering_blocks() -> None:
     assert res.fired_at_chunk == chunk_of(chunks, len(head) + CFG.stutter_blocks * B - 1)
 
 
-def test_chatml_self_dialogue_fires_on_the_third_alike_user_turn() -> None:
-    """The model writing user and assistant turns fires once three alike user turns are complete."""
+def test_chatml_self_dialogue_fires_when_the_third_alike_pair_closes() -> None:
+    """The model writing user and assistant turns fires on the chunk that completes the end-of-turn
+    token closing the third pair (the cycle's second repeat), not on the chunk before."""
     turn = "<|im_end|>\n<|im_start|>user\nCan you explain that again?<|im_end|>\n<|im_start|>assistant\nSure, as I said: {n}. "
     text = "Hello! The guard watches each step." + "".join(turn.format(n=n) for n in range(6))
     chunks = seeded(text, 4)
     res = first_fire(chunks)
-    # The third user turn is complete when the assistant marker after it has arrived.
-    marks = [i for i in range(len(text)) if text.startswith("<|im_start|>assistant", i)]
-    complete = marks[2] + len("<|im_start|>assistant") - 1
+    # ends[0] closes the reply; each pair then holds a user and an assistant end token.
+    ends = [i for i in range(len(text)) if text.startswith("<|im_end|>", i)]
+    complete = ends[6] + len("<|im_end|>") - 1
     assert res.fired and res.reason == "stream.self_dialogue"
     assert res.loop_start == text.index("<|im_end|>") + len("<|im_end|>\n") and res.cut_offset == res.loop_start
-    assert res.fired_at_chunk == block_chunk(chunks, complete)
+    assert res.fired_at_chunk == chunk_of(chunks, complete)
+
+
+def test_a_role_reopened_with_a_counter_fires_on_the_third_marker() -> None:
+    """'<|im_end|>' then '<|im_start|>assistant57', '...58', ...: a counter in the role marker is no
+    new role; one role closed and reopened fires on the chunk that completes its third marker
+    (the third cycle), never on the second."""
+    line = "tell me something about you?"
+    text = "".join(f"{line}<|im_end|>\n<|im_start|>assistant{57 + n}\n" for n in range(8))
+    marks = [i for i in range(len(text)) if text.startswith("<|im_start|>assistant", i)]
+    third = text.index("\n", marks[2])  # the role name ends with the newline after the counter
+    for seed in range(3):
+        chunks = seeded(text, 40 + seed)
+        res = first_fire(chunks)
+        assert res.fired and res.reason == "stream.self_dialogue"
+        assert res.fired_at_chunk == chunk_of(chunks, third), (res, chunk_of(chunks, third))
+    two = "".join(f"{line}<|im_end|>\n<|im_start|>assistant{57 + n}\n" for n in range(2)) + line + " Fine."
+    assert not first_fire(seeded(two, 45)).fired
 
 
 def test_chant_with_drifting_spaces_fires_as_token_copies() -> None:

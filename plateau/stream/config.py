@@ -38,9 +38,12 @@ class StreamGuardConfig:
         chunking, so the verdict and its offsets never depend on how the stream was cut. A
         repetition whose span will be complete before the next block is *armed* at the block's
         end and fires on the chunk that brings the character completing it (the exact-period,
-        single-token and folded-copies rules); the other detectors report on the chunk that
-        completes the block in which their evidence was complete (at most ``block - 1``
-        characters later). Larger is cheaper per character.
+        single-token and folded-copies rules); the self-dialogue and numbered-line rules,
+        once their next event may fire, read every later chunk up to the next block and fire
+        on the chunk that completes it; the other detectors (stutter, line dominance over the
+        window, drift, novelty) report on the chunk that completes the block in which their
+        evidence was complete (at most ``block - 1`` characters later). Larger is cheaper per
+        character.
     span_floor
         Span, in characters, at which a repetition of a *short* unit fires: a unit with a word
         (a token of two letters or more) shorter than ``copy_unit`` characters -- a syllable
@@ -145,8 +148,11 @@ class StreamGuardConfig:
         Prose doubles a word in well under 1 % of its words ("that that", "had had"); a laugh
         ("ha ha ha ha") fills one block, not four.
     digit_run_floor
-        Characters a run of one token with nothing between its copies must cover -- a digit,
-        a letter, ``!`` or an emoji repeated, or a short wordless token such as ``0x`` (int,
+        Characters a run of one token must cover -- a digit, a letter, ``!`` or an emoji
+        repeated, or a short wordless token such as ``0x``, with nothing between its copies or
+        a separator of spaces and at most one comma or semicolon on one line (``0, 0, 0``,
+        ``b b b``; a column of values, one per line, and rows of two tokens or more stay
+        layout) (int,
         8..10^9; default 96): a stream of zeros. Within the reader's 32-96 character bound
         (see ``span_floor``) and above the longest legitimate run, a 64-digit literal (a
         256-bit hash or zero value in hex, a 64-bit mask in binary).
@@ -329,9 +335,11 @@ class StreamGuardConfig:
         """Characters a repetition of a ``period``-character unit of ``words`` words must cover.
 
         ``max(digit_run_floor, min_copies * period)`` for a single-token run (``token``: a
-        unit shorter than ``copy_unit`` without whitespace that is not layout, such as ``0``,
-        ``!`` or an emoji); ``max(structural_span_floor, max_copies * period)`` for any other
-        unit without a word (a row of numbers included). A unit with a word is
+        unit shorter than ``copy_unit`` that is one token not only layout, such as ``0``,
+        ``!`` or an emoji, alone or with a separator of spaces and at most one comma on one line:
+        ``0, ``, ``b `` -- :func:`plateau.stream.text.is_token_run`);
+        ``max(structural_span_floor, max_copies * period)`` for any other unit without a word
+        (a row of two numbers or more included). A unit with a word is
         measured by its ``content`` -- its length with every run of whitespace counted as one
         character, so that indentation is not content (default: ``period``): shorter than
         ``copy_unit``, its copies must hold ``span_floor`` characters of content

@@ -19,8 +19,14 @@ pair. It fires
 
   - template markers: when the third cycle is complete -- its last turn closed by an
     end-of-turn token (``<|im_end|>``, ``<|eot_id|>``, ``<end_of_turn>``, ``<|end|>``,
-    ``</s>``) when the template closes its turns, else when its last turn opens;
-  - speaker labels: when the third pair's second label arrives, the labels alternating
+    ``</s>``) when the template closes its turns, else when its last turn opens. A counter
+    in the marker is no new role (``<|im_start|>assistant57``, ``assistant58``: one role),
+    and a cycle may hold one role: a turn closed by an end-of-turn token and the same role
+    opened again right after it, whatever the turns say (the model closes its turn and
+    reopens it), fires when the third such marker is complete;
+  - speaker labels: when the third pair's last turn ends its line (the newline after the
+    sixth label's text), a label at the stream's very start being the response naming its
+    own answer, not a turn it writes for the other side; the labels alternating
     between exactly two names -- both chat roles, or with a turn that asks a question (a
     record format such as ``FAIL:`` / ``AssertionError:`` or ``Value:`` / ``Dtype:`` in test
     output alternates too, and never asks). An exchange the response presents (the
@@ -29,22 +35,33 @@ pair. It fires
     12,871 messages of the real runs the rule fires on none;
 
 - when the last ``dialogue_turns`` turns of one role are alike (consecutive word-set Jaccard
-  at least 0.5), plain markers included;
+  at least 0.5), plain markers included, once the pair of the third of them is complete (the
+  turn after it has ended);
 - when ``dialogue_max_turns`` template markers of two roles or more have arrived and the
   last marker's role opened ``dialogue_turns`` of the last ``dialogue_max_turns`` (turns that
   recur without settling into a fixed cycle).
 
 It cuts at the first marker: what the model said before it started writing turns is kept.
+
+The fire lands on the chunk that brings the character completing the evidence: the last
+character of an end-of-turn token or of a literal marker, the character after a role name
+(``assistant`` may go on), the newline that ends the third pair's last turn. Blocks are read
+at their end as by every detector; once the next marker or label may complete a fire
+(:meth:`DialogueDetector.hot`), the detector arms a check
+(:class:`~plateau.stream.result.Armed`) that reads the text of every later chunk up to it
+until the next block, so a fire never waits for the end of its 64-character block, and the
+chunk it lands on does not depend on the chunking.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from plateau.lexicon import load, pattern
-from plateau.stream.block import Block
+from plateau.stream.block import Block, Tail
 from plateau.stream.config import StreamGuardConfig
-from plateau.stream.result import Fire
+from plateau.stream.result import Armed, Fire
 
 __all__ = ["DialogueDetector"]
 
@@ -82,6 +99,21 @@ _MAX_TURNS = 64
 _SIMILAR = 0.5
 
 
+class _Partial:
+    """The text up to the last chunk, shaped as much like a :class:`Block` as the detector reads."""
+
+    __slots__ = ("end", "near", "near0", "nlo", "s", "s0")
+
+    def __init__(self, s: str, s0: int, seen: int) -> None:
+        self.s = s
+        self.s0 = s0
+        self.end = s0 + len(s)
+        k = max(0, len(s) - 2 * Tail.NEAR)
+        self.near = s[k:]
+        self.near0 = s0 + k
+        self.nlo = min(len(self.near), max(0, seen - self.near0))
+
+
 class DialogueDetector:
     """Role markers of a chat template inside the model's own output.
 
@@ -105,9 +137,14 @@ class DialogueDetector:
         self._special = 0
         self._roles: list[str] = []  # roles of the special-token markers, in order (bounded)
         self._closed = False  # whether an end-of-turn token closed the last turn
+        self._end_at = -1  # absolute offset just past the last end-of-turn token
+        self._reopened = 0  # consecutive cycles of one role: a marker opened right after an end-of-turn token
+        self._at = 0  # absolute offset of the character that completed the last marker or label
+        self._checked = 0  # absolute offset up to which the text was read (blocks and early checks)
         self._ends = False  # whether the template closes its turns with end-of-turn tokens
         #: line-initial speaker labels of the current alternating stretch: (name, start, text start, asks)
         self._speakers: list[tuple[str, int, int, bool]] = []
+        self._label_fire: Fire | None = None  # the third pair's fire, due when its last turn's line ends
 
     def reset(self) -> None:
         """Forget the stream."""
@@ -119,7 +156,31 @@ class DialogueDetector:
         return len(self._turns)
 
     def update(self, b: Block) -> Fire | None:
-        """Find the markers of the block; fire on a repetitive self-dialogue."""
+        """Find the markers of the block; fire on a repetitive self-dialogue.
+
+        Once the next marker or label could fire (:meth:`hot`), arm a check of the text that
+        arrives before the next block (:meth:`confirm`), so that the fire lands on the chunk
+        that completes the marker, not at the end of its block.
+        """
+        fire = self._update(b)
+        if fire is None and self.hot():
+            b.arm(Armed(at=b.end, source=self, key=("dialogue",), data=()))
+        return fire
+
+    def hot(self) -> bool:
+        """Whether the next marker or label may complete a fire: two turns counted, or one label
+        short of the third pair, or one reopened cycle short of the last."""
+        turns = self.config.dialogue_turns
+        return len(self._turns) >= 2 or len(self._speakers) >= 2 * turns - 1 or self._reopened >= turns - 1 or self._label_fire is not None
+
+    def confirm(self, armed: Armed, s: str, s0: int) -> Fire | Armed:
+        """Read the text that arrived since the last block (``s``, absolute start ``s0``, up to
+        the last chunk): the fire if a marker or label completed it, else re-armed for the next
+        character."""
+        fire = self._update(_Partial(s, s0, armed.at))
+        return fire if fire is not None else Armed(at=s0 + len(s), source=self, key=armed.key, data=())
+
+    def _update(self, b: Block | _Partial) -> Fire | None:
         s = b.near
         start = max(0, b.nlo - _OVERLAP)
         seg = s[start:]
@@ -127,6 +188,7 @@ class DialogueDetector:
         labelled = ": " in seg and (_LABEL.search(s, max(0, start - 1)) is not None or b.near0 == 0)
         if labelled:
             fire = self._labels(b, s, start)
+        fire = fire or self._line_end(b)
         if not (
             "<" in seg
             or "INST]" in seg
@@ -139,11 +201,15 @@ class DialogueDetector:
             at = b.near0 + m.start()
             if at < self._seen:
                 continue
-            if m.end() == len(s):  # the role name may go on in the next block: judged there
+            named = m.group("a") is not None or m.group("c") is not None
+            if m.end() == len(s) and named:  # the role name may go on: judged with the next character
                 break
             self._seen = b.near0 + m.end()
+            # The character that completes the marker: its last, or the one after a role name.
+            self._at = b.near0 + m.end() - (0 if named else 1)
             if m.group("z") is not None:  # an end-of-turn token closes the last turn
                 self._ends = True
+                self._end_at = self._seen
                 if self._turns and self._turns[-1][3] and not self._closed:
                     self._closed = True
                     fire = fire or self._judge(b, True)
@@ -152,8 +218,16 @@ class DialogueDetector:
                 continue  # the start of the kept text is not a line start
             self._closed = False
             role = next(r for r in m.group("a", "b", "c", "d", "e", "f", "g", "h") if r is not None)
-            role = _ROLES.get(role.lower(), role.lower())
+            role = role.lower().rstrip("0123456789") or role.lower()  # a counter in the marker is no new role
+            role = _ROLES.get(role, role)
             special = m.group("f") is None
+            # A turn of the same role opened right after an end-of-turn token closed the last
+            # one: the model closes its turn and reopens it (one cycle of one role).
+            after_end = special and self._end_at >= 0 and not b.s[max(0, self._end_at - b.s0) : max(0, at - b.s0)].strip()
+            if after_end and (not self._roles or self._roles[-1] == role):
+                self._reopened += 1
+            else:
+                self._reopened = 0
             if self._turns:
                 _, _, text_at, _ = self._turns[-1]
                 full, full0 = b.s, b.s0
@@ -175,7 +249,7 @@ class DialogueDetector:
             fire = fire or self._judge(b, special)
         return fire
 
-    def _labels(self, b: Block, s: str, start: int) -> Fire | None:
+    def _labels(self, b: Block | _Partial, s: str, start: int) -> Fire | None:
         """Count the speaker labels that end in this block (:meth:`_speaker`)."""
         fire: Fire | None = None
         base = b.near0
@@ -186,10 +260,13 @@ class DialogueDetector:
             if at < self._label_seen:
                 continue
             self._label_seen = base + m.end()
+            if at == 0:  # the response labels its own answer: the turns it writes for both sides follow
+                continue
+            self._at = base + m.end()  # the turn's first character completes the label
             fire = fire or self._speaker(b, m.group(1), at, base + m.end())
         return fire
 
-    def _speaker(self, b: Block, label: str, at: int, text_at: int) -> Fire | None:
+    def _speaker(self, b: Block | _Partial, label: str, at: int, text_at: int) -> Fire | None:
         """Count a line-initial ``Name:`` label; fire at the 3rd turn pair of two alternating speakers.
 
         The labels of the stretch must alternate between exactly two names, and the stretch is
@@ -227,8 +304,10 @@ class DialogueDetector:
             if para and _PRESENTED.search(para[-200:]):
                 return None
         self._first = first if self._first is None else min(self._first, first)
-        return Fire(
-            at=b.end - 1,
+        # The third pair is written once its last turn's line ends: fire on that newline (at
+        # holds, until then, where the turn's text begins).
+        self._label_fire = Fire(
+            at=text_at,
             reason="stream.self_dialogue",
             unit=full[i : i + 200] if i >= 0 else "",
             period=None,
@@ -236,6 +315,19 @@ class DialogueDetector:
             cut_offset=first,
             copies=len(sp),
         )
+        return None
+
+    def _line_end(self, b: Block | _Partial) -> Fire | None:
+        """The pending speaker-label fire, on the newline that ends the third pair's last turn."""
+        pend = self._label_fire
+        if pend is None:
+            return None
+        full, full0 = b.s, b.s0
+        i = full.find("\n", max(0, pend.at - full0))
+        if i < 0:
+            return None
+        self._label_fire = None
+        return replace(pend, at=full0 + i)
 
     def cycles(self) -> tuple[int, int]:
         """The cycle of the special-token roles ending at the last marker: ``(length, stretch)``.
@@ -258,9 +350,12 @@ class DialogueDetector:
                 return c, run
         return 0, 0
 
-    def _judge(self, b: Block, special: bool = False) -> Fire | None:
+    def _judge(self, b: Block | _Partial, special: bool = False) -> Fire | None:
         cfg = self.config
         turns = self._turns
+        if special and self._reopened >= cfg.dialogue_turns:
+            # One role closed and reopened: the dialogue_turns-th cycle is complete when its marker opens.
+            return self._fire(b, turns[-cfg.dialogue_turns][1])
         roles = {r for r, _, _, _ in turns}
         if len(roles) < 2:
             return None
@@ -270,7 +365,7 @@ class DialogueDetector:
             c, stretch = self.cycles()
             if c and (stretch > cfg.dialogue_turns * c or (stretch == cfg.dialogue_turns * c and (self._closed or not self._ends))):
                 return self._fire(b, turns[0][1])
-        done = turns[:-1]
+        done = turns[:-2]  # the third alike turn and the reply that completes its pair
         for role in roles:
             idx = [i for i, (r, _, _, _) in enumerate(done) if r == role][-cfg.dialogue_turns :]
             if len(idx) < cfg.dialogue_turns:
@@ -284,13 +379,13 @@ class DialogueDetector:
                 return self._fire(b, turns[0][1])
         return None
 
-    def _fire(self, b: Block, loop_at: int) -> Fire:
+    def _fire(self, b: Block | _Partial, loop_at: int) -> Fire:
         first = self._first if self._first is not None else loop_at
         s = b.s
         i = first - b.s0
         unit = s[i : i + 200] if i >= 0 else ""
         return Fire(
-            at=b.end - 1,
+            at=self._at,
             reason="stream.self_dialogue",
             unit=unit,
             period=None,

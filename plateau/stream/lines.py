@@ -8,23 +8,38 @@ hermes-agent's streaming guard (NousResearch/hermes-agent PR #78551, window 48, 
 distinct) and mastra's exact-duplicate-line ratio (mastra-ai/mastra PR #22072), with the
 thresholds of :class:`~plateau.stream.StreamGuardConfig`.
 
+Lines that differ only by a time field in front -- digits and punctuation up to the line's
+first letter holding two numbers or more (a clock time, a subtitle's time range), folded as
+``stream.drift`` folds digits; one number is a line number or an index, which a ``grep -n``
+of one signature repeats legitimately -- and
+repeat the text after it verbatim are copies of one unit: four in a row (``unit_copies``; 12
+inside an open code fence, the budget of a quoted line) fire as ``stream.line_dominance`` on
+the chunk that brings the newline ending the 4th copy (an armed check reads the lines of later
+chunks while such a run is alive). The text must hold ``line_min_words`` words and
+``copy_unit`` characters. Numbers inside the text do not fold: a linter's ``path:line:col``,
+a test id or an epoch's loss are what the lines report. ``scripts/stream_false_alarms.py``
+measures the rule on the real runs (see the CHANGELOG).
+
 Work per block: one ``str.find`` per line, one regular-expression count of words per line and a
 :class:`collections.Counter` update; memory: ``line_window`` lines of at most 512 characters.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter, deque
 
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
-from plateau.stream.result import Fire
-from plateau.stream.text import word_count
+from plateau.stream.result import Armed, Fire
+from plateau.stream.text import content_length, word_count
 
 __all__ = ["LineDetector"]
 
 _MAX_LINE = 512  # characters of a line kept as its key
 _WORDS_IN = 96  # words are counted in the first characters of a line only
+_DIGITS = re.compile(r"\d+")
+_FIELD = re.compile(r"[\d\W_]*")  # a line's leading field: digits and punctuation, up to its first letter
 
 
 class LineDetector:
@@ -66,6 +81,11 @@ class LineDetector:
         self.counts: Counter[str] = Counter()
         #: Occurrences of each line key since the start (bounded: cleared past 4096 keys) when tracked.
         self.totals: Counter[str] = Counter()
+        # The run of consecutive lines equal once their numbers are folded: (folded key, copies,
+        # start of the first, first line); blank lines are transparent, any other line breaks it.
+        self._run: tuple[str, int, int, str] = ("", 0, 0, "")
+        self._fences = 0  # code-fence markers seen: an odd count is an open fence
+        self._read = 0  # absolute offset up to which complete lines were counted
 
     def reset(self) -> None:
         """Forget the stream."""
@@ -80,6 +100,69 @@ class LineDetector:
     def chars(self) -> int:
         """Characters held by the window and the pending line."""
         return sum(len(line) for line, _ in self._lines) + len(self._pend)
+
+    def _numbered(self, key: str, at: int, nl: int, run: tuple[str, int, int, str]) -> tuple[tuple[str, int, int, str], Fire | None]:
+        """Count ``key`` (a stripped line starting at ``at``, ended by the newline at ``nl``) in the
+        run of lines that differ only by their numbers; the fire when the run reaches its copies.
+
+        A line that opens with a time field -- digits and punctuation up to its first letter,
+        holding two numbers or more: a clock time, a time range -- followed by text of ``line_min_words`` words and ``copy_unit``
+        characters fires by its ``unit_copies``-th copy (4), as any unit of that length does,
+        copies compared with every run of digits in the field read as ``0`` (as ``stream.drift``
+        reads them) and the text after it verbatim: a subtitle line under changing timestamps.
+        Numbers inside the text (a linter's ``path:line:col``, a test id, a CSS class, an epoch's
+        loss) do not fold, nor does a field of one number (``220:`` in ``grep -n`` output, an
+        index): there they are what the lines report, where a time says when a line was written. Inside an open
+        code fence (quoted program output, a log) it needs ``max_copies`` (12), the budget of
+        :meth:`StreamGuardConfig.span_required` for a quoted line.
+        """
+        if not key:
+            return run, None
+        if "```" in key:
+            self._fences += key.count("```")
+            return ("", 0, 0, ""), None
+        field = _FIELD.match(key)
+        n = field.end() if field is not None else 0
+        if n == 0 or n == len(key) or len(_DIGITS.findall(key, 0, n)) < 2:
+            return ("", 0, 0, ""), None
+        folded = _DIGITS.sub("0", key[:n]) + key[n:]
+        if folded == run[0]:
+            run = (folded, run[1] + 1, run[2], run[3])
+        else:
+            run = (folded, 1, at, key)
+        cfg = self.config
+        need = cfg.max_copies if self._fences % 2 == 1 else cfg.unit_copies
+        if run[1] < need or nl + 1 < cfg.min_chars:
+            return run, None
+        text = key[n:]
+        if word_count(text[:_WORDS_IN]) < cfg.line_min_words or content_length(text) < cfg.copy_unit:
+            return run, None
+        return run, Fire(
+            at=nl,
+            reason="stream.line_dominance",
+            unit=run[3],
+            period=None,
+            loop_start=run[2],
+            cut_offset=run[2] + len(run[3]) + 1,
+            copies=run[1],
+        )
+
+    def confirm(self, armed: Armed, s: str, s0: int) -> Fire | Armed:
+        """Count the complete lines that arrived since the last block (``s``, absolute start
+        ``s0``, up to the last chunk) without changing the window: the fire on the newline that
+        completes a numbered line's copies, else re-armed for the next character."""
+        i = max(0, self._read - s0)
+        run, fences = self._run, self._fences
+        while True:
+            nl = s.find("\n", i)
+            if nl < 0:
+                break
+            run, fire = self._numbered(s[i:nl].strip(), s0 + i, s0 + nl, run)
+            if fire is not None:
+                return fire
+            i = nl + 1
+        self._fences = fences
+        return Armed(at=s0 + len(s), source=self, key=armed.key, data=())
 
     def update(self, b: Block) -> Fire | None:
         """Feed the complete lines of the block to the window."""
@@ -110,6 +193,11 @@ class LineDetector:
             if fire is not None:
                 continue
             key = line.strip()
+            self._run, f = self._numbered(key, line_start, base + nl, self._run)
+            self._read = base + nl + 1
+            if f is not None:
+                fire = f
+                continue
             if key.count(" ") + 1 < cfg.line_min_words or word_count(key[:_WORDS_IN]) < cfg.line_min_words:
                 continue
             lines = self._lines
@@ -138,6 +226,8 @@ class LineDetector:
                     cut_offset=starts[1] if len(starts) > 1 else base + nl + 1,
                     copies=totals[top] if self.track_totals else count[top],
                 )
+        if fire is None and self._run[1] >= 1:  # a numbered run alive: its next copies may complete before the next block
+            b.arm(Armed(at=b.end, source=self, key=("lines",), data=()))
         if start < limit:
             if not self._pend:
                 self._pend_start = base + start

@@ -24,8 +24,9 @@ whitespace as one character: indentation is not content): a unit of ``copy_unit`
 23's reading rule; a line inside an open code fence -- quoted output -- needs 12); a shorter
 unit with a word (a syllable, a word, a one-word line) once it covers
 ``span_floor`` (96) characters; a run of one token with nothing between its copies (a digit,
-a letter, ``!``, an emoji) once it covers ``digit_run_floor`` (96) characters, as
-``stream.run`` when the token is one character; layout without a word (dividers, table rules
+a letter, ``!``, an emoji), or with a separator of spaces and at most one comma or semicolon
+on one line (``0, 0, 0``, ``b b b``), once it covers ``digit_run_floor`` (96) characters, as
+``stream.run`` when the token is one character and nothing separates its copies; layout without a word (dividers, table rules
 and borders, box sides, padding, rows of ``00 `` or ``0, ``) needs 256 characters and 12
 copies. :mod:`~plateau.stream.fold` applies the same rule to copies compared after folding
 whitespace and padding.

@@ -115,15 +115,29 @@ def content_length(unit: str) -> int:
 
 
 def is_token_run(unit: str) -> bool:
-    """Whether a wordless periodic unit is one token repeated with nothing between its copies.
+    """Whether a wordless periodic unit is one token repeated, on one line.
 
     True for a unit without whitespace that is not only layout characters (rules, dividers,
-    borders, leaders): ``0``, ``!``, an emoji, ``0x``. False for ``-``, ``=``, box drawing and
-    for anything holding whitespace (``00 ``, ``0, ``: rows of data, table cells).
+    borders, leaders): ``0``, ``!``, an emoji, ``0x``; and for one such token with a separator
+    of spaces, tabs and at most one ``,`` or ``;`` between its copies: ``0, ``, ``b ``, ``00 ``
+    (read as a cycle, whatever its phase). False for ``-``, ``=``, box drawing, for units of two
+    tokens or more (``0 1 ``, table cells such as ``| 0 ``) and for a separator holding a line
+    break (a column of data, one value per line).
     """
-    if not unit or any(ch.isspace() for ch in unit):
+    if not unit:
         return False
-    return _LAYOUT.fullmatch(unit) is None
+    if not any(ch.isspace() for ch in unit):
+        return _LAYOUT.fullmatch(unit) is None
+    if "\n" in unit or "\r" in unit:
+        return False
+    m = re.search(r"\s", unit)
+    assert m is not None
+    r = unit[m.start() :] + unit[: m.start()]  # the cycle, starting with its separator
+    toks = r.split()
+    if len(toks) != 1:
+        return False
+    core = toks[0].rstrip(",;")
+    return bool(core) and len(toks[0]) - len(core) <= 1 and _LAYOUT.fullmatch(core) is None
 
 
 def is_word(ch: str) -> bool:

@@ -35,7 +35,7 @@ def test_the_documented_step_fields_are_the_readers(tmp_path: Path) -> None:
 
 def test_the_documented_example_replays_and_scores_as_labelled(tmp_path: Path, hashing_engine) -> None:  # type: ignore[no-untyped-def]
     """The complete example, saved as a file, loads as one run with its labels and replays to a trip."""
-    from plateau.evaluate import load_cases, score_steps_case
+    from bench.evaluate import load_cases, score_steps_case
 
     case = json.loads(_json_blocks()[1])
     (tmp_path / "case.json").write_text(json.dumps(case), encoding="utf-8")

@@ -60,8 +60,9 @@ def test_a_misspelt_step_field_in_a_case_file_fails_at_load_naming_file_step_and
 
 
 def test_the_format_is_cited_from_the_repository_not_from_shared() -> None:
-    """The README, the docs and every message in the package cite docs/format.md; none cites shared/benchmark/FORMAT.md."""
-    files = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "plateau").rglob("*.py")]
+    """The README, the docs and every message in the package and the lab (bench/) cite docs/format.md;
+    none cites shared/benchmark/FORMAT.md."""
+    files = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "plateau").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]
     texts = {p: p.read_text(encoding="utf-8") for p in files}
     assert [str(p) for p, t in texts.items() if "benchmark/FORMAT.md" in t] == []
     assert "docs/format.md" in texts[ROOT / "README.md"]

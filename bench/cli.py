@@ -43,7 +43,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     detectors = list(evalrun.DETECTORS) if args.compare else [args.detector]
     for name in detectors:
         evalrun.detector_levels(name)  # ValueError naming --detector for an unknown name
-    from plateau.progress import progress
+    from plateau.progress_bar import progress
 
     bar = progress(total=evalrun.work_units(cases, detectors), desc="eval", unit="case")
 

@@ -510,7 +510,7 @@ def replay_paths(client: Any, runs: Sequence[Any], jsonl: bool, out: TextIO, act
     when given, receives each run's actions in step order (``"continue"``, ``"steer"``, ``"trip"``)
     under the run's id.
     """
-    from plateau.progress import progress, write
+    from plateau.progress_bar import progress, write
     from plateau.replay import replay_run, verdict_row
 
     for run in progress(runs, desc="replay", unit="run", lines=False):

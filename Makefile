@@ -32,7 +32,7 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check plateau demo tests scripts
+	$(VENV)/bin/ruff check plateau bench demo tests scripts
 	$(VENV)/bin/mypy plateau
 
 ## The wheel and the sdist under dist/ (python -m build; a release workflow publishes them on a tag).

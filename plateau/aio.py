@@ -19,13 +19,12 @@ The same methods, argument and return types (:mod:`plateau.types`) and exception
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping
 from typing import Any
 
-from plateau.auth import ClientTls
-from plateau.client import PAGE_SIZE, as_step, check_limit, history_consistent, merge_history
-from plateau.errors import InvalidArgument, PlateauError, is_unavailable
-from plateau.failure import OnUnavailable, check_policy, fallback_verdict
+from plateau.client import ChannelSettings, ClientBase, Paging, as_step, list_runs_pages, run_history_pages
+from plateau.errors import PlateauError, is_unavailable
+from plateau.failure import fallback_verdict
 from plateau.types import RunHistory, RunInfo, RunSummary, Step, Verdict
 
 __all__ = ["AsyncClient"]
@@ -45,62 +44,21 @@ async def _aiter_steps(steps: Iterable[StepLike] | AsyncIterable[StepLike]) -> A
             i += 1
 
 
-class AsyncClient:
+async def drive_async(protocol: Paging, call: Any) -> Any:
+    """:func:`plateau.client.drive` with ``await``: step ``protocol`` through the coroutine
+    function ``call`` (one call a yielded request); its result."""
+    try:
+        request = next(protocol)
+        while True:
+            request = protocol.send(await call(*request))
+    except StopIteration as stop:
+        return stop.value
+
+
+class AsyncClient(ClientBase):
     """A Plateau client for asyncio. Build it with :meth:`local` or :meth:`remote`."""
 
-    def __init__(self, backend: _AsyncLocal | _AsyncRemote, *, on_unavailable: OnUnavailable = "raise") -> None:
-        self._backend = backend
-        self.on_unavailable: OnUnavailable = check_policy(on_unavailable)
-
-    @classmethod
-    def local(
-        cls,
-        config: Any = None,
-        *,
-        embedder: Any = None,
-        engine: Any = None,
-        tenant: str = "",
-        on_unavailable: OnUnavailable = "raise",
-    ) -> AsyncClient:
-        """An in-process client over an :class:`~plateau.engine.Engine` (arguments as for
-        :meth:`plateau.client.Client.local`); engine calls run in worker threads. In a
-        client-only install it raises ``ModuleNotFoundError`` naming the ``engine`` extra."""
-        try:
-            from plateau.engine import Engine
-        except ModuleNotFoundError as exc:
-            from plateau.client import engine_extra_missing
-
-            raise engine_extra_missing(exc, "AsyncClient.local()") from exc
-
-        return cls(_AsyncLocal(engine or Engine(config, embedder), tenant), on_unavailable=on_unavailable)
-
-    @classmethod
-    def remote(
-        cls,
-        target: str | Sequence[str],
-        *,
-        timeout: float | None = 60.0,
-        token: str | None = None,
-        tls: ClientTls | bool | None = None,
-        channel_options: Sequence[tuple[str, Any]] = (),
-        retry_attempts: int = 5,
-        on_unavailable: OnUnavailable = "raise",
-    ) -> AsyncClient:
-        """A client of the server(s) at ``target`` over ``grpc.aio`` (arguments as for
-        :meth:`plateau.client.Client.remote`: one or several ``host:port``, the same gRPC
-        retry policy, :func:`plateau.client.service_config`).
-
-        Raises
-        ------
-        InvalidArgument
-            ``target`` is empty, ``token`` holds characters not allowed in metadata, or
-            ``on_unavailable`` is not a policy name.
-        """
-        client_tls = ClientTls() if tls is True else (tls or None)
-        backend = _AsyncRemote(
-            target, timeout, token=token, tls=client_tls, channel_options=channel_options, retry_attempts=retry_attempts
-        )
-        return cls(backend, on_unavailable=on_unavailable)
+    _backend: _AsyncLocal | _AsyncRemote
 
     async def observe(
         self, run_id: str, step: StepLike, context: str | None = None, *, tool_policy: Mapping[str, Any] | None = None
@@ -142,30 +100,13 @@ class AsyncClient:
     async def list_runs(self, *, limit: int | None = None) -> list[RunSummary]:
         """This client's runs, newest first; at most ``limit`` (see
         :meth:`plateau.client.Client.list_runs`)."""
-        limit = check_limit(limit)
-        out: list[RunSummary] = []
-        token = ""
-        while True:
-            size = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - len(out))
-            runs, token = await self._backend.list_runs(size, token)
-            out.extend(runs)
-            if not token or (limit is not None and len(out) >= limit):
-                return out if limit is None else out[:limit]
+        return list(await drive_async(list_runs_pages(limit), self._backend.list_runs))
 
     async def run_history(self, run_id: str) -> RunHistory:
         """Every step the run accepted with its verdict and time (see
         :meth:`plateau.client.Client.run_history`); ``RunNotFound`` for an unknown run."""
-        for _ in range(3):
-            pages: list[RunHistory] = []
-            token = ""
-            while True:
-                history, token = await self._backend.run_history(run_id, PAGE_SIZE, token)
-                pages.append(history)
-                if not token:
-                    break
-            if history_consistent(pages):
-                break
-        return merge_history(pages)
+        history: RunHistory = await drive_async(run_history_pages(run_id), self._backend.run_history)
+        return history
 
     async def reset_run(self, run_id: str) -> RunInfo:
         """Forget the run's steps and calibration; ``RunNotFound`` for an unknown run."""
@@ -295,38 +236,11 @@ class _AsyncLocal:
 
 
 class _AsyncRemote:
-    def __init__(
-        self,
-        target: str | Sequence[str],
-        timeout: float | None,
-        *,
-        token: str | None = None,
-        tls: ClientTls | None = None,
-        channel_options: Sequence[tuple[str, Any]] = (),
-        retry_attempts: int = 5,
-    ) -> None:
-        from plateau.client import channel_target, service_config
-
-        targets = [target] if isinstance(target, str) else list(target)
-        if not targets or not all(isinstance(t, str) and t for t in targets):
-            raise InvalidArgument("target", "must be 'host:port' or a non-empty list of them")
-        if token is not None and (not token or any(ord(c) < 32 or ord(c) > 126 for c in token)):
-            raise InvalidArgument("token", "must be non-empty printable ASCII")
-        config = service_config(retry_attempts)
-        self._channel_target, authority = channel_target(targets)
-        self._target = ", ".join(targets)
+    def __init__(self, settings: ChannelSettings, timeout: float | None) -> None:
+        self._settings = settings
+        self._target = self._settings.label
         self._timeout = timeout
-        self._tls = tls
-        self._options: list[tuple[str, Any]] = [
-            ("grpc.max_send_message_length", 16 * 1024 * 1024),
-            ("grpc.max_receive_message_length", 16 * 1024 * 1024),
-            ("grpc.service_config", config),
-            ("grpc.enable_retries", 1),
-            *channel_options,
-        ]
-        if authority is not None:
-            self._options.append(("grpc.default_authority", authority))
-        self._metadata: tuple[tuple[str, str], ...] | None = (("authorization", f"Bearer {token}"),) if token else None
+        self._metadata = self._settings.metadata
         self._channel: Any = None
         self._stub: Any = None
 
@@ -337,16 +251,7 @@ class _AsyncRemote:
 
             from plateau.v1 import plateau_pb2_grpc
 
-            options = list(self._options)
-            if self._tls is None:
-                self._channel = grpc.aio.insecure_channel(self._channel_target, options=options)
-            else:
-                if self._tls.server_name:
-                    options.append(("grpc.ssl_target_name_override", self._tls.server_name))
-                credentials = grpc.ssl_channel_credentials(
-                    root_certificates=self._tls.root_certificates, private_key=self._tls.private_key, certificate_chain=self._tls.cert_chain
-                )
-                self._channel = grpc.aio.secure_channel(self._channel_target, credentials, options=options)
+            self._channel = self._settings.open(grpc.aio)
             self._stub = plateau_pb2_grpc.PlateauStub(self._channel)  # type: ignore[no-untyped-call]
         return self._stub
 
@@ -516,3 +421,6 @@ class _Ended:
 
     def trailing_metadata(self) -> Any:
         return self._trailing
+
+
+AsyncClient._kinds = (_AsyncLocal, _AsyncRemote)  # defined after AsyncClient

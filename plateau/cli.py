@@ -513,7 +513,7 @@ def replay_paths(client: Any, runs: Sequence[Any], jsonl: bool, out: TextIO, act
     when given, receives each run's actions in step order (``"continue"``, ``"steer"``, ``"trip"``)
     under the run's id.
     """
-    from plateau.progress import progress, write
+    from plateau.progress_bar import progress, write
     from plateau.replay import replay_run, verdict_row
 
     for run in progress(runs, desc="replay", unit="run", lines=False):
@@ -780,21 +780,76 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
     p.add_argument("--remote", metavar="TARGET", help="use a running server (HOST:PORT; HOST alone: port 50051)")
     p.set_defaults(func=cmd_guard)
 
-    from plateau import cli_eval, cli_runs
+    from plateau import cli_plot, cli_runs
 
-    cli_eval.register(sub)
+    if not _register_eval(sub):
+        sub.add_parser("eval", add_help=False, help=f"(repository checkout only) {EVAL_ELSEWHERE}")
+        parser.eval_elsewhere = True  # type: ignore[attr-defined]  # main() answers `plateau eval` with one line
+    cli_plot.register(sub)
     cli_runs.register(sub)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+#: What ``plateau eval`` prints where the evaluator is not importable (the installed wheel).
+EVAL_ELSEWHERE = (
+    "the evaluator (labelled cases, baselines) lives in the repository's bench/, not in the wheel; "
+    "from a checkout run: python -m bench eval PATH..."
+)
+
+
+def bench_module(name: str) -> Any:
+    """The repository's lab module ``name`` (``"bench.cli"``, ``"bench.evaluate"``), or ``None``
+    where it is not there (the installed wheel).
+
+    ``bench`` is found on the path (``python -m bench``, ``PYTHONPATH``, the checkout's root as
+    the working folder of ``python -m plateau.cli``) or, for a console script run from an
+    editable install, beside the ``plateau`` package this process imported (then that checkout's
+    root is appended to ``sys.path``).
+    """
+    import importlib
+    import importlib.util
+
+    import plateau
+
+    try:
+        if importlib.util.find_spec("bench") is None:
+            root = Path(plateau.__file__).resolve().parents[1]
+            if not (root / "bench" / "__init__.py").is_file():
+                return None
+            if str(root) not in sys.path:
+                sys.path.append(str(root))
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def _register_eval(sub: Any) -> bool:
+    """Add ``eval`` from the repository's ``bench/`` when it is importable (a checkout); False
+    when it is not (the installed wheel)."""
+    module = bench_module("bench.cli")
+    register = getattr(module, "register", None)
+    if register is None:
+        return False
+    register(sub)
+    return True
+
+
+def main(argv: Sequence[str] | None = None, *, parser: argparse.ArgumentParser | None = None) -> int:
     """Entry point of the ``plateau`` console script; returns the exit code.
 
-    Exit codes: 0 success, 1 nothing to do (no cases found), 2 a usage or input error (also a
-    subcommand that needs an extra that is not installed), 3 no embedding model.
+    ``parser`` replaces :func:`build_parser` (``python -m bench`` runs its own subcommands
+    through here). Exit codes: 0 success, 1 nothing to do (no cases found), 2 a usage or input
+    error (also a subcommand that needs an extra that is not installed, and ``eval`` outside a
+    repository checkout), 3 no embedding model.
     """
-    parser = build_parser()
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if parser is None:
+        parser = build_parser()
+        words = [a for a in argv if not a.startswith("-")]
+        if words[:1] == ["eval"] and getattr(parser, "eval_elsewhere", False):
+            print(f"plateau eval: {EVAL_ELSEWHERE}", file=sys.stderr)
+            return 2
+    args = parser.parse_args(argv)
     json_logs = getattr(args, "log_format", "text") == "json"
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"

@@ -39,15 +39,16 @@ from __future__ import annotations
 import ipaddress
 import json
 import socket
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
 
 from plateau.auth import ClientTls
 from plateau.errors import InvalidArgument, PlateauError, is_unavailable
 from plateau.failure import OnUnavailable, check_policy, fallback_verdict
 from plateau.types import RunHistory, RunInfo, RunSummary, Step, Verdict
 
-__all__ = ["DEFAULT_PORT", "ENGINE_INSTALL", "Client", "engine_extra_missing", "service_config", "with_port"]
+__all__ = ["DEFAULT_PORT", "ENGINE_INSTALL", "Client", "ClientBase", "engine_extra_missing", "service_config", "with_port"]
 
 #: The gRPC service whose methods the retry policy covers.
 _SERVICE = "plateau.v1.Plateau"
@@ -229,16 +230,152 @@ def engine_extra_missing(exc: ModuleNotFoundError, what: str) -> ModuleNotFoundE
     )
 
 
-class Client:
-    """A Plateau client. Build it with :meth:`local` or :meth:`remote`.
+@dataclass(frozen=True)
+class ChannelSettings:
+    """A remote client's channel, validated and without I/O: the sync client (``grpc``) and
+    the async one (``grpc.aio``) open theirs from the same settings (:meth:`open`).
+
+    Attributes
+    ----------
+    target
+        The channel's target (``ipv4:a,b`` for several servers; :func:`channel_target`).
+    label
+        The targets as given, comma-separated (named in connection errors).
+    options
+        The channel options: 16 MiB messages, the retry policy of :func:`service_config`,
+        the default authority for several servers, then the caller's ``channel_options``.
+    metadata
+        ``(("authorization", "Bearer TOKEN"),)``, or None without a token.
+    tls
+        The client's TLS material, or None for a plaintext channel.
+    """
+
+    target: str
+    label: str
+    options: tuple[tuple[str, Any], ...]
+    metadata: tuple[tuple[str, str], ...] | None
+    tls: ClientTls | None
+
+    @classmethod
+    def build(
+        cls,
+        target: str | Sequence[str],
+        *,
+        token: str | None = None,
+        tls: ClientTls | None = None,
+        channel_options: Sequence[tuple[str, Any]] = (),
+        retry_attempts: int = 5,
+    ) -> ChannelSettings:
+        """Validate and assemble.
+
+        Raises
+        ------
+        plateau.errors.InvalidArgument
+            ``target`` not a non-empty ``host:port`` or list of them; ``token`` empty or not
+            printable ASCII.
+        """
+        targets = [target] if isinstance(target, str) else list(target)
+        if not targets or not all(isinstance(t, str) and t for t in targets):
+            raise InvalidArgument("target", "must be 'host:port' or a non-empty list of them")
+        if token is not None and (not token or any(ord(c) < 32 or ord(c) > 126 for c in token)):
+            raise InvalidArgument("token", "must be non-empty printable ASCII")
+        config = service_config(retry_attempts)
+        channel, authority = channel_target(targets)
+        options: list[tuple[str, Any]] = [
+            ("grpc.max_send_message_length", 16 * 1024 * 1024),
+            ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+            ("grpc.service_config", config),
+            ("grpc.enable_retries", 1),
+            *channel_options,
+        ]
+        if authority is not None:
+            options.append(("grpc.default_authority", authority))
+        metadata = (("authorization", f"Bearer {token}"),) if token else None
+        return cls(channel, ", ".join(targets), tuple(options), metadata, tls)
+
+    def open(self, channels: Any) -> Any:
+        """A channel from ``channels``: the ``grpc`` module (sync) or ``grpc.aio`` (async)."""
+        import grpc
+
+        options = list(self.options)
+        if self.tls is None:
+            return channels.insecure_channel(self.target, options=options)
+        if self.tls.server_name:
+            options.append(("grpc.ssl_target_name_override", self.tls.server_name))
+        credentials = grpc.ssl_channel_credentials(
+            root_certificates=self.tls.root_certificates, private_key=self.tls.private_key, certificate_chain=self.tls.cert_chain
+        )
+        return channels.secure_channel(self.target, credentials, options=options)
+
+
+#: A paging protocol: yields the arguments of the next page's call, is sent its reply, returns the result.
+Paging = Generator[tuple[Any, ...], Any, Any]
+
+
+def list_runs_pages(limit: int | None) -> Paging:
+    """The paging of :meth:`Client.list_runs` without I/O: yields ``(page_size, token)``, is sent
+    ``(runs, next_token)``; returns at most ``limit`` runs (None: every page).
+
+    Raises ``InvalidArgument`` naming ``limit`` (at the first step, before any call)."""
+    limit = check_limit(limit)
+    out: list[RunSummary] = []
+    token = ""
+    while True:
+        size = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - len(out))
+        runs, token = yield size, token
+        out.extend(runs)
+        if not token or (limit is not None and len(out) >= limit):
+            return out if limit is None else out[:limit]
+
+
+def run_history_pages(run_id: str) -> Paging:
+    """The paging of :meth:`Client.run_history` without I/O: yields ``(run_id, page_size, token)``,
+    is sent ``(history, next_token)``; returns the merged history, reading every page again (up
+    to three times) when a step was accepted between two pages (:func:`history_consistent`)."""
+    for _ in range(3):
+        pages: list[RunHistory] = []
+        token = ""
+        while True:
+            history, token = yield run_id, PAGE_SIZE, token
+            pages.append(history)
+            if not token:
+                break
+        if history_consistent(pages):
+            break
+    return merge_history(pages)
+
+
+def drive(protocol: Paging, call: Any) -> Any:
+    """Step ``protocol`` through the blocking ``call`` (one call a yielded request); its result.
+    (:func:`plateau.aio.drive_async` is the same with ``await``.)"""
+    try:
+        request = next(protocol)
+        while True:
+            request = protocol.send(call(*request))
+    except StopIteration as stop:
+        return stop.value
+
+
+class ClientBase:
+    """What :class:`Client` and :class:`~plateau.aio.AsyncClient` share without I/O: the
+    backend and the ``on_unavailable`` policy, and :meth:`remote` (each opens its own kind of
+    remote backend, plain or ``grpc.aio``).
 
     ``on_unavailable`` (``"raise"``, ``"open"`` or ``"closed"``; :mod:`plateau.failure`) says
     what ``observe`` and ``check`` answer when Plateau cannot judge the step.
+
+    Raises
+    ------
+    InvalidArgument
+        ``on_unavailable`` is not a policy name.
     """
 
-    def __init__(self, backend: LocalBackend | _Remote, *, on_unavailable: OnUnavailable = "raise") -> None:
+    def __init__(self, backend: Any, *, on_unavailable: OnUnavailable = "raise") -> None:
         self._backend = backend
         self.on_unavailable: OnUnavailable = check_policy(on_unavailable)
+
+    #: The backend classes a client opens: in process (engine, tenant) and remote (settings, timeout).
+    _kinds: ClassVar[tuple[Callable[[Any, str], Any], Callable[[ChannelSettings, float | None], Any]]]
 
     @classmethod
     def local(
@@ -250,8 +387,9 @@ class Client:
         tenant: str = "",
         on_unavailable: OnUnavailable = "raise",
         backend: str | None = None,
-    ) -> Client:
-        """An in-process client over an :class:`~plateau.engine.Engine`.
+    ) -> Self:
+        """An in-process client over an :class:`~plateau.engine.Engine` (:class:`Client`; on
+        :class:`~plateau.aio.AsyncClient` the engine's calls run in worker threads).
 
         Parameters
         ----------
@@ -282,7 +420,7 @@ class Client:
         try:
             from plateau.engine import Engine
         except ModuleNotFoundError as exc:
-            raise engine_extra_missing(exc, "Client.local()") from exc
+            raise engine_extra_missing(exc, f"{cls.__name__}.local()") from exc
 
         if backend is not None:
             from plateau.embed import check_backend
@@ -295,7 +433,7 @@ class Client:
                 from plateau.embed import BatchingEmbedder, model_embedder
 
                 embedder = BatchingEmbedder(model_embedder(backend))
-        return cls(LocalBackend(engine or Engine(config, embedder), tenant), on_unavailable=on_unavailable)
+        return cls(cls._kinds[0](engine or Engine(config, embedder), tenant), on_unavailable=on_unavailable)
 
     @classmethod
     def remote(
@@ -308,8 +446,9 @@ class Client:
         channel_options: Sequence[tuple[str, Any]] = (),
         retry_attempts: int = 5,
         on_unavailable: OnUnavailable = "raise",
-    ) -> Client:
-        """A client of the Plateau server(s) at ``target``.
+    ) -> Self:
+        """A client of the Plateau server(s) at ``target`` (:class:`Client` over ``grpc``,
+        :class:`~plateau.aio.AsyncClient` over ``grpc.aio``).
 
         Parameters
         ----------
@@ -344,17 +483,22 @@ class Client:
         ValueError
             ``retry_attempts`` outside 2–5.
         """
-        return cls(
-            _Remote(
-                target,
-                timeout,
-                token=token,
-                tls=ClientTls() if tls is True else (tls or None),
-                channel_options=channel_options,
-                retry_attempts=retry_attempts,
-            ),
-            on_unavailable=on_unavailable,
+        client_tls = ClientTls() if tls is True else (tls or None)
+        settings = ChannelSettings.build(
+            target, token=token, tls=client_tls, channel_options=channel_options, retry_attempts=retry_attempts
         )
+        backend = cls._kinds[1](settings, timeout)
+        return cls(backend, on_unavailable=on_unavailable)
+
+
+class Client(ClientBase):
+    """A Plateau client. Build it with :meth:`local` or :meth:`remote`.
+
+    ``on_unavailable`` (``"raise"``, ``"open"`` or ``"closed"``; :mod:`plateau.failure`) says
+    what ``observe`` and ``check`` answer when Plateau cannot judge the step.
+    """
+
+    _backend: LocalBackend | _Remote
 
     def observe(
         self, run_id: str, step: Step | Mapping[str, Any], context: str | None = None, *, tool_policy: Mapping[str, Any] | None = None
@@ -420,15 +564,7 @@ class Client:
 
         Raises ``InvalidArgument`` naming ``limit``, and the errors of the connection.
         """
-        limit = check_limit(limit)
-        out: list[RunSummary] = []
-        token = ""
-        while True:
-            size = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - len(out))
-            runs, token = self._backend.list_runs(size, token)
-            out.extend(runs)
-            if not token or (limit is not None and len(out) >= limit):
-                return out if limit is None else out[:limit]
+        return list(drive(list_runs_pages(limit), self._backend.list_runs))
 
     def run_history(self, run_id: str) -> RunHistory:
         """Every step the run accepted, in order: its verdict (action, state, score, reasons,
@@ -437,17 +573,8 @@ class Client:
 
         Raises ``RunNotFound`` for an unknown run, ``InvalidArgument`` for a malformed run id.
         """
-        for _ in range(3):
-            pages: list[RunHistory] = []
-            token = ""
-            while True:
-                history, token = self._backend.run_history(run_id, PAGE_SIZE, token)
-                pages.append(history)
-                if not token:
-                    break
-            if history_consistent(pages):
-                break
-        return merge_history(pages)
+        history: RunHistory = drive(run_history_pages(run_id), self._backend.run_history)
+        return history
 
     def reset_run(self, run_id: str) -> RunInfo:
         """Forget the run's steps and calibration; ``RunNotFound`` for an unknown run."""
@@ -560,50 +687,17 @@ class LocalBackend:
 
 
 class _Remote:
-    def __init__(
-        self,
-        target: str | Sequence[str],
-        timeout: float | None,
-        *,
-        token: str | None = None,
-        tls: ClientTls | None = None,
-        channel_options: Sequence[tuple[str, Any]] = (),
-        retry_attempts: int = 5,
-    ) -> None:
+    def __init__(self, settings: ChannelSettings, timeout: float | None) -> None:
         import grpc
 
         from plateau.v1 import plateau_pb2_grpc
 
-        targets = [target] if isinstance(target, str) else list(target)
-        if not targets or not all(isinstance(t, str) and t for t in targets):
-            raise InvalidArgument("target", "must be 'host:port' or a non-empty list of them")
-        if token is not None and (not token or any(ord(c) < 32 or ord(c) > 126 for c in token)):
-            raise InvalidArgument("token", "must be non-empty printable ASCII")
-        config = service_config(retry_attempts)
-        target, authority = channel_target(targets)
         self._grpc = grpc
-        self._target = ", ".join(targets)
-        options: list[tuple[str, Any]] = [
-            ("grpc.max_send_message_length", 16 * 1024 * 1024),
-            ("grpc.max_receive_message_length", 16 * 1024 * 1024),
-            ("grpc.service_config", config),
-            ("grpc.enable_retries", 1),
-            *channel_options,
-        ]
-        if authority is not None:
-            options.append(("grpc.default_authority", authority))
-        if tls is None:
-            self._channel = grpc.insecure_channel(target, options=options)
-        else:
-            if tls.server_name:
-                options.append(("grpc.ssl_target_name_override", tls.server_name))
-            credentials = grpc.ssl_channel_credentials(
-                root_certificates=tls.root_certificates, private_key=tls.private_key, certificate_chain=tls.cert_chain
-            )
-            self._channel = grpc.secure_channel(target, credentials, options=options)
+        self._target = settings.label
+        self._channel = settings.open(grpc)
         self._stub = plateau_pb2_grpc.PlateauStub(self._channel)  # type: ignore[no-untyped-call]
         self._timeout = timeout
-        self._metadata: tuple[tuple[str, str], ...] | None = (("authorization", f"Bearer {token}"),) if token else None
+        self._metadata = settings.metadata
 
     def _error(self, exc: Any) -> PlateauError:
         from plateau.rpc_errors import error_from_rpc
@@ -745,3 +839,6 @@ class _RemoteGuardSession:
     def close(self) -> None:
         self._requests.put(self._END)
         self._call.cancel()
+
+
+Client._kinds = (LocalBackend, _Remote)  # defined after Client

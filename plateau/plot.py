@@ -1,6 +1,6 @@
 """One run at a glance: Plateau's signals and verdicts per step, drawn with matplotlib (Agg).
 
-:func:`plot_trace` draws a :class:`~plateau.evalrun.CaseTrace` (every step of one run with
+:func:`plot_trace` draws a :class:`~plateau.trace.CaseTrace` (every step of one run with
 its :class:`~plateau.types.Verdict`) as one figure with three panels sharing the step axis:
 
 1. **Verdicts** -- a strip per step: Plateau's action (green continue, orange steer, red
@@ -56,7 +56,7 @@ _PROGRESS = "#2ca02c"
 @dataclass(frozen=True)
 class RunTrace:
     """A run's verdicts to draw with :func:`plot_trace`, like an
-    :class:`~plateau.evalrun.CaseTrace` of an unlabelled case (``score`` is always None)."""
+    :class:`~plateau.trace.CaseTrace` of an unlabelled case (``score`` is always None)."""
 
     case_id: str
     case: Mapping[str, Any]
@@ -82,7 +82,8 @@ def outcome_text(trace: Any) -> str:
 
     Examples: ``"labelled stuck (onset 13) - Plateau tripped at step 18, 5 steps after onset:
     detected"``, ``"labelled productive - Plateau never tripped (2 steers): correct"``,
-    ``"unlabelled - Plateau tripped at step 7"``.
+    ``"unlabelled - Plateau tripped at step 7"``; a labelled trace without a score (drawn where
+    the repository's ``bench/`` evaluator is not importable) says so instead of a score.
     """
     actions = [v.action.value for v in trace.verdicts]
     first_trip = actions.index("trip") if "trip" in actions else None
@@ -92,6 +93,9 @@ def outcome_text(trace: Any) -> str:
         did += f" ({steers} steer{'s' if steers > 1 else ''}{' before' if first_trip is not None else ''})"
     score = trace.score
     if score is None:
+        final = _expected(trace.case).get("final")
+        if final is not None:  # labelled, but the evaluator (the repository's bench/) was not there to score it
+            return f"labelled {final} (not scored: the evaluator lives in the repository's bench/) - {did}"
         return f"unlabelled - {did}"
     onset = _expected(trace.case).get("onset")
     if score.stuck:
@@ -136,7 +140,7 @@ def plot_trace(trace: Any, *, config: Any = None, title: str | None = None, widt
     Parameters
     ----------
     trace
-        A :class:`~plateau.evalrun.CaseTrace`, or a :class:`RunTrace` (:func:`history_trace`).
+        A :class:`~plateau.trace.CaseTrace`, or a :class:`RunTrace` (:func:`history_trace`).
     config
         The :class:`~plateau.config.Config` the run was judged with (for the near-duplicate
         floor and the CUSUM trip level); the defaults when ``None``.

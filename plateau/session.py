@@ -57,7 +57,42 @@ def _recorded(verdict: Verdict) -> bool:
     return verdict.reasons != (UNAVAILABLE_REASON,)
 
 
-class RunSession:
+class _RunState:
+    """What both sessions share, without I/O: the run id, the numbering, the step each call
+    sends and what a verdict does to the numbering. :class:`RunSession` and
+    :class:`AsyncRunSession` only make the call (plain or awaited)."""
+
+    def __init__(
+        self,
+        client: Any,
+        run_id: str | None = None,
+        context: str | None = None,
+        *,
+        next_index: int = 0,
+        tool_policy: Mapping[str, Any] | None = None,
+    ) -> None:
+        if isinstance(next_index, bool) or not isinstance(next_index, int) or next_index < 0:
+            raise InvalidArgument("next_index", f"must be an integer >= 0, got {next_index!r}")
+        self.client = client
+        self.run_id = run_id if run_id is not None else new_run_id()
+        self.context = context
+        self.next_index = next_index
+        self.tool_policy = dict(tool_policy) if tool_policy else None
+        self.last: Verdict | None = None
+
+    def _request(self, step: Step | Mapping[str, Any] | None, fields: Mapping[str, Any]) -> tuple[str, Step, str | None]:
+        """The positional arguments of the client's ``observe``/``check`` for the next step."""
+        return self.run_id, _build(self.next_index, step, fields), self.context
+
+    def _settle(self, verdict: Verdict) -> Verdict:
+        """Advance the numbering past a recorded step; keep the verdict as :attr:`last`."""
+        if _recorded(verdict):
+            self.next_index = verdict.step_index + 1
+        self.last = verdict
+        return verdict
+
+
+class RunSession(_RunState):
     """A run on a :class:`~plateau.client.Client`: owns the run id and the next step index.
 
     Parameters
@@ -80,41 +115,22 @@ class RunSession:
         As given; ``next_index`` advances by one per recorded step.
     last
         The latest verdict of :meth:`observe`, or None.
-    """
 
-    def __init__(
-        self,
-        client: Any,
-        run_id: str | None = None,
-        context: str | None = None,
-        *,
-        next_index: int = 0,
-        tool_policy: Mapping[str, Any] | None = None,
-    ) -> None:
-        if isinstance(next_index, bool) or not isinstance(next_index, int) or next_index < 0:
-            raise InvalidArgument("next_index", f"must be an integer >= 0, got {next_index!r}")
-        self.client = client
-        self.run_id = run_id if run_id is not None else new_run_id()
-        self.context = context
-        self.next_index = next_index
-        self.tool_policy = dict(tool_policy) if tool_policy else None
-        self.last: Verdict | None = None
+    Raises
+    ------
+    plateau.errors.InvalidArgument
+        ``next_index`` not an integer >= 0.
+    """
 
     def observe(self, step: Step | Mapping[str, Any] | None = None, /, **fields: Any) -> Verdict:
         """Judge the run's next step: a :class:`~plateau.types.Step` or mapping (its index is
         replaced), or keyword fields (``text=``, ``tool=``, ``args=``, ``result=`` …)."""
-        verdict: Verdict = self.client.observe(
-            self.run_id, _build(self.next_index, step, fields), self.context, tool_policy=self.tool_policy
-        )
-        if _recorded(verdict):
-            self.next_index = verdict.step_index + 1
-        self.last = verdict
-        return verdict
+        return self._settle(self.client.observe(*self._request(step, fields), tool_policy=self.tool_policy))
 
     def check(self, step: Step | Mapping[str, Any] | None = None, /, **fields: Any) -> Verdict:
         """What :meth:`observe` would answer for this step now, recording nothing (leave
         ``result`` out to ask before the call runs; see :meth:`plateau.client.Client.check`)."""
-        verdict: Verdict = self.client.check(self.run_id, _build(self.next_index, step, fields), self.context, tool_policy=self.tool_policy)
+        verdict: Verdict = self.client.check(*self._request(step, fields), tool_policy=self.tool_policy)
         return verdict
 
     def info(self) -> RunInfo:
@@ -128,42 +144,17 @@ class RunSession:
         return info
 
 
-class AsyncRunSession:
-    """:class:`RunSession` on an :class:`~plateau.aio.AsyncClient`: the same methods, awaited."""
-
-    def __init__(
-        self,
-        client: Any,
-        run_id: str | None = None,
-        context: str | None = None,
-        *,
-        next_index: int = 0,
-        tool_policy: Mapping[str, Any] | None = None,
-    ) -> None:
-        if isinstance(next_index, bool) or not isinstance(next_index, int) or next_index < 0:
-            raise InvalidArgument("next_index", f"must be an integer >= 0, got {next_index!r}")
-        self.client = client
-        self.run_id = run_id if run_id is not None else new_run_id()
-        self.context = context
-        self.next_index = next_index
-        self.tool_policy = dict(tool_policy) if tool_policy else None
-        self.last: Verdict | None = None
+class AsyncRunSession(_RunState):
+    """:class:`RunSession` on an :class:`~plateau.aio.AsyncClient`: the same parameters and
+    methods, awaited."""
 
     async def observe(self, step: Step | Mapping[str, Any] | None = None, /, **fields: Any) -> Verdict:
         """Judge the run's next step (see :meth:`RunSession.observe`)."""
-        verdict: Verdict = await self.client.observe(
-            self.run_id, _build(self.next_index, step, fields), self.context, tool_policy=self.tool_policy
-        )
-        if _recorded(verdict):
-            self.next_index = verdict.step_index + 1
-        self.last = verdict
-        return verdict
+        return self._settle(await self.client.observe(*self._request(step, fields), tool_policy=self.tool_policy))
 
     async def check(self, step: Step | Mapping[str, Any] | None = None, /, **fields: Any) -> Verdict:
         """What :meth:`observe` would answer now, recording nothing (see :meth:`RunSession.check`)."""
-        verdict: Verdict = await self.client.check(
-            self.run_id, _build(self.next_index, step, fields), self.context, tool_policy=self.tool_policy
-        )
+        verdict: Verdict = await self.client.check(*self._request(step, fields), tool_policy=self.tool_policy)
         return verdict
 
     async def info(self) -> RunInfo:

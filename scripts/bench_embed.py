@@ -24,7 +24,7 @@ What it does, in one process run, on the same texts for both backends:
    one text, over every text embedded here (the speed sample, single and batched, and every
    text of the benchmark's step cases). ``case_outcomes_equal``: every step case of the
    benchmark gets the same outcome (detected, early, false trip or none) from Plateau's
-   evaluator (:func:`plateau.evalrun.evaluate`) under both backends; the cases whose outcome
+   evaluator (:func:`bench.evalrun.evaluate`) under both backends; the cases whose outcome
    or per-step verdicts differ are listed.
 
 Both backends use their default threads (one per physical core). The machine's load average
@@ -174,7 +174,7 @@ def _outcome(score: Any) -> str:
 
 def case_outcomes(cases: list[dict[str, Any]], embedders: dict[str, Any]) -> dict[str, Any]:
     """Each backend's outcome and verdicts per step case (Plateau's evaluator), and where they differ."""
-    from plateau.evalrun import evaluate
+    from bench.evalrun import evaluate
 
     runs = {name: evaluate(cases, "plateau", embedder=emb) for name, emb in embedders.items()}
     a, b = list(runs)
@@ -200,8 +200,8 @@ def cache_cosine(caches: dict[str, Any]) -> float:
 
 def run_bench(args: argparse.Namespace) -> dict[str, Any]:
     """Run the whole benchmark; return the report as a JSON-ready dict."""
+    from bench.evaluate import load_cases
     from plateau.embed import CachedEmbedder, model_embedder
-    from plateau.evaluate import load_cases
 
     shared = Path(args.shared)
     sources = real_steps(shared)

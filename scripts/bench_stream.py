@@ -15,7 +15,7 @@ characters (seeded; the size of real server-sent deltas):
     keeps sending).
 
 Each stream is fed, slice by slice, to a :class:`~plateau.stream.StreamGuard` and to the
-hermes-agent line-window guard ported in :class:`plateau.baselines.LineWindow` (the simplest
+hermes-agent line-window guard ported in :class:`bench.baselines.LineWindow` (the simplest
 guard in use), timed separately in the same run. The script prints the ratio of their costs per
 chunk on ``prose+code`` -- the common path, text that does not loop -- at every length; the
 target is at most 2.0.
@@ -46,7 +46,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from plateau.baselines.line_window import LineWindow  # noqa: E402
+from bench.baselines.line_window import LineWindow  # noqa: E402
 from plateau.stream import StreamGuard  # noqa: E402
 
 SIZES = (10_000, 100_000, 1_000_000)

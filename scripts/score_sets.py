@@ -38,6 +38,8 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as a script from a checkout: the scorer lives in bench/ (not in the wheel)
+    sys.path.insert(0, str(ROOT))
 SHARED = ROOT.parent / "shared"
 DEFAULT_SETS = {
     "benchmark": SHARED / "benchmark" / "steps",
@@ -117,9 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+    from bench.evaluate import score_steps_case, summarize_steps
     from plateau.embed import SentenceTransformerEmbedder
     from plateau.engine import Engine
-    from plateau.evaluate import score_steps_case, summarize_steps
     from plateau.replay import load_runs
     from plateau.types import Step
 

@@ -1,4 +1,4 @@
-"""Tests for the re-implemented loop-detection baselines in plateau.baselines."""
+"""Tests for the re-implemented loop-detection baselines in bench.baselines."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from plateau.baselines import (
+from bench.baselines import (
     STEP_BASELINES,
     STREAM_BASELINES,
     ChunkHash,
@@ -22,9 +22,9 @@ from plateau.baselines import (
     StreamDetector,
     StuckDetector,
 )
-from plateau.baselines.jaccard import jaccard_similarity
-from plateau.baselines.stuck_detector import step_is_error
-from plateau.evaluate import (
+from bench.baselines.jaccard import jaccard_similarity
+from bench.baselines.stuck_detector import step_is_error
+from bench.evaluate import (
     format_steps_table,
     format_stream_table,
     load_cases,

@@ -72,6 +72,10 @@ def test_the_build_makes_a_wheel_and_an_sdist_with_the_metadata(dist: Path) -> N
     assert not [n for n in names if "redis_proc" in n or "/support/" in n]
     # the demo agent lives in demo/, outside the wheel (issue 25)
     assert not [n for n in names if n.startswith("demo/") or n.endswith("/harness.py")]
+    # the lab (evaluator, baselines, the eval command) lives in bench/, outside the wheel (issue 25)
+    lab = ("bench/", "plateau/baselines/", "plateau/evaluate.py", "plateau/evalrun.py", "plateau/cli_eval.py")
+    assert not [n for n in names if n.startswith(lab) or "/baselines/" in n]
+    assert {"plateau/plot.py", "plateau/trace.py", "plateau/cli_plot.py"} <= names  # plotting a run stays
     unconditional = sorted(line.split(":", 1)[1].strip().split(">")[0].split("<")[0].split("=")[0].strip()
                            for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line)
     assert unconditional == sorted(d.split(">")[0].split("<")[0].split("=")[0].strip() for d in PROJECT["dependencies"])
@@ -118,7 +122,8 @@ def test_client_local_in_the_client_only_install_names_the_extra(client_venv: Pa
 
 
 def test_the_console_scripts_of_the_client_only_install(client_venv: Path, tmp_path: Path) -> None:
-    """``plateau --version`` works, and the demo agent from the repository; ``plateau replay`` says which extra it needs and exits 2."""
+    """``plateau --version`` works, and the demo agent from the repository; ``plateau replay`` says which extra it needs and
+    exits 2; ``plateau eval`` says in one line that the evaluator lives in the repository's ``bench/``."""
     bin_ = client_venv / "bin"
     version = subprocess.run([str(bin_ / "plateau"), "--version"], cwd=tmp_path, env=_clean_env(), capture_output=True, text=True,
                              timeout=120)
@@ -130,3 +135,8 @@ def test_the_console_scripts_of_the_client_only_install(client_venv: Path, tmp_p
     replay = subprocess.run([str(bin_ / "plateau"), "replay", str(ROOT / "examples")], cwd=tmp_path, env=_clean_env(),
                             capture_output=True, text=True, timeout=120)
     assert replay.returncode == 2 and "plateau-breaker[server]" in replay.stderr and "Traceback" not in replay.stderr
+    # the evaluator is not in the wheel: `plateau eval` says in one line where it lives and how to run it
+    evaluate = subprocess.run([str(bin_ / "plateau"), "eval", str(ROOT / "examples")], cwd=tmp_path, env=_clean_env(),
+                              capture_output=True, text=True, timeout=120)
+    assert evaluate.returncode == 2 and evaluate.stdout == "", evaluate.stderr
+    assert len(evaluate.stderr.splitlines()) == 1 and "bench/" in evaluate.stderr and "python -m bench eval" in evaluate.stderr

@@ -1,4 +1,4 @@
-"""Running Plateau and the baselines over labelled cases: ``plateau.evalrun`` and ``plateau eval``."""
+"""Running Plateau and the baselines over labelled cases: ``bench.evalrun`` and ``plateau eval``."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from plateau import evalrun
+from bench import evalrun
+from bench.evaluate import load_cases
 from plateau.cli import main
 from plateau.embed import HashingEmbedder
-from plateau.evaluate import load_cases
 
 from .conftest import shared_path
 
@@ -84,8 +84,11 @@ class CountingEmbedder:
 
 @pytest.fixture()
 def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make the CLI's default embedder the hashing test double (no model load)."""
-    monkeypatch.setattr(evalrun, "default_embedder", lambda model_path=None, backend=None: HashingEmbedder())
+    """Make the CLI's default embedder (eval's and plot's) the hashing test double (no model load)."""
+    import plateau.trace
+
+    for module in (evalrun, plateau.trace):
+        monkeypatch.setattr(module, "default_embedder", lambda model_path=None, backend=None: HashingEmbedder())
 
 
 # ------------------------------------------------------------------------------ evalrun
@@ -236,9 +239,67 @@ def test_cli_eval_level_filter_and_errors(tmp_path: Path, capsys: pytest.Capture
         main(["eval", str(folder), "--detector", "nope"])
 
 
+def test_python_m_bench_eval_runs_the_evaluator(tmp_path: Path) -> None:
+    """``python -m bench eval PATH --detector exact-args --json`` (from the repository's root) scores the cases."""
+    import subprocess
+    import sys
+
+    folder = write_cases(tmp_path / "cases", all_cases())
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-m", "bench", "eval", str(folder), "--detector", "exact-args", "--json"], cwd=root,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["detector"] == "exact-args" and out["cases"] == 4 and out["steps"]["totals"]["detected"] == 1
+    bad = subprocess.run([sys.executable, "-m", "bench", "eval", str(folder), "--detector", "nope"], cwd=root, capture_output=True,
+                         text=True, timeout=300)
+    assert bad.returncode == 2 and "nope" in bad.stderr
+
+
+def test_plateau_eval_finds_bench_beside_the_imported_package(tmp_path: Path) -> None:
+    """A console script of an editable install has neither the checkout's root nor the working
+    folder on its path: ``plateau eval`` still finds ``bench/`` beside the ``plateau`` it imported."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    shim = tmp_path / "path"
+    shim.mkdir()
+    (shim / "plateau").symlink_to(root / "plateau")  # plateau importable, bench not on the path
+    folder = write_cases(tmp_path / "cases", all_cases())
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTHONPATH": str(shim)}
+    done = subprocess.run([sys.executable, "-m", "plateau.cli", "eval", str(folder), "--detector", "exact-args", "--json"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["steps"]["totals"]["detected"] == 1
+
+
+def test_without_bench_plateau_eval_says_where_the_evaluator_lives(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, no_model: None
+) -> None:
+    """Where ``bench`` is not importable (the installed wheel), ``plateau eval`` prints one line naming
+    ``bench/`` and ``python -m bench eval``, exit 2; ``plateau plot`` still draws, without a score."""
+    import sys
+
+    for name in [m for m in sys.modules if m.startswith("bench.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "bench", None)  # find_spec("bench") is None, importing it fails
+    assert main(["eval", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "bench/" in err[0] and "python -m bench eval" in err[0]
+    from plateau.cli_plot import labels_scorer
+
+    assert labels_scorer() is None
+    folder = write_cases(tmp_path / "cases", [stuck_case()])
+    assert main(["plot", str(folder / "stuck-retry.json"), "-o", str(tmp_path / "run.png")]) == 0
+    line = capsys.readouterr().out
+    assert "labelled trip (not scored: the evaluator lives in the repository's bench/)" in line and "detected" not in line
+
+
 def test_find_case_by_prefix_and_its_errors(tmp_path: Path) -> None:
     """find_case picks a run by id or unique prefix; ambiguity, no match and stream files are errors."""
-    from plateau.cli_eval import find_case
+    from plateau.cli_plot import find_case
 
     folder = write_cases(tmp_path / "cases", [stuck_case("L-X01-retry"), productive_case("L-X02-batch"), loop_stream()])
     case = find_case(folder, "L-X01")
@@ -257,7 +318,8 @@ def test_cli_plot_writes_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str
     out = tmp_path / "run.png"
     assert main(["plot", str(folder / "stuck-retry.json"), "-o", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 20_000
-    assert "stuck-retry" in capsys.readouterr().out
+    line = capsys.readouterr().out
+    assert "stuck-retry" in line and "labelled stuck" in line  # scored against its labels: bench/ is importable here
     assert main(["plot", str(folder / "stuck-retry.json"), "-o", str(tmp_path / "missing" / "x.png")]) == 2
 
 

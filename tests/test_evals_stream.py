@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from plateau.evalrun import plateau_stream_fire
-from plateau.evaluate import score_stream_case
+from bench.evalrun import plateau_stream_fire
+from bench.evaluate import score_stream_case
 
 CASES = sorted((Path(__file__).resolve().parents[1] / "evals" / "stream").glob("*.json"))
 SEMANTIC_ONLY = {"E21-real-text-loop-with-substitutions", "E31-ill-do-it-chant", "E40-recheck-loop"}

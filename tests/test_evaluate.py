@@ -1,4 +1,4 @@
-"""Tests for plateau.evaluate: case loading, per-case scores, totals and tables."""
+"""Tests for bench.evaluate: case loading, per-case scores, totals and tables."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from plateau.evaluate import (
+from bench.evaluate import (
     StepsScore,
     allowed_verdicts,
     effective_verdicts,
@@ -384,7 +384,7 @@ def test_load_cases_rejects_duplicate_ids_and_missing_paths(tmp_path: Path) -> N
 def test_importing_evaluate_and_baselines_loads_neither_torch_nor_grpc() -> None:
     """The scorer and the baselines import without torch or grpc."""
     code = (
-        "import sys, plateau.evaluate, plateau.baselines; "
+        "import sys, bench.evaluate, bench.baselines; "
         "bad = [m for m in ('torch', 'grpc', 'sentence_transformers') if m in sys.modules]; "
         "assert not bad, bad"
     )

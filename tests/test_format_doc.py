@@ -35,7 +35,7 @@ def test_the_documented_step_fields_are_the_readers(tmp_path: Path) -> None:
 
 def test_the_documented_example_replays_and_scores_as_labelled(tmp_path: Path, hashing_engine) -> None:  # type: ignore[no-untyped-def]
     """The complete example, saved as a file, loads as one run with its labels and replays to a trip."""
-    from plateau.evaluate import load_cases, score_steps_case
+    from bench.evaluate import load_cases, score_steps_case
 
     case = json.loads(_json_blocks()[1])
     (tmp_path / "case.json").write_text(json.dumps(case), encoding="utf-8")
@@ -60,8 +60,9 @@ def test_a_misspelt_step_field_in_a_case_file_fails_at_load_naming_file_step_and
 
 
 def test_the_format_is_cited_from_the_repository_not_from_shared() -> None:
-    """The README, the docs and every message in the package cite docs/format.md; none cites shared/benchmark/FORMAT.md."""
-    files = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "plateau").rglob("*.py")]
+    """The README, the docs and every message in the package and the lab (bench/) cite docs/format.md;
+    none cites shared/benchmark/FORMAT.md."""
+    files = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "plateau").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]
     texts = {p: p.read_text(encoding="utf-8") for p in files}
     assert [str(p) for p, t in texts.items() if "benchmark/FORMAT.md" in t] == []
     assert "docs/format.md" in texts[ROOT / "README.md"]

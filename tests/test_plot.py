@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from plateau import evalrun
+from bench import evalrun
 from plateau.plot import outcome_text, plot_trace, save_plot
 
 from .conftest import ROOT
@@ -121,7 +121,7 @@ def test_plotting_never_imports_pyplot() -> None:
     code = (
         "import sys, tempfile, os\n"
         "from plateau.embed import HashingEmbedder\nfrom plateau.engine import Engine\n"
-        "from plateau.evalrun import trace_steps_case\nfrom plateau.plot import save_plot\n"
+        "from bench.evalrun import trace_steps_case\nfrom plateau.plot import save_plot\n"
         "from tests.test_evalrun import stuck_case\n"
         "t = trace_steps_case(Engine(embedder=HashingEmbedder()), stuck_case())\n"
         "save_plot(t, os.path.join(tempfile.mkdtemp(), 'x.png'))\n"

@@ -259,8 +259,8 @@ def test_a_thank_you_followed_by_new_work_is_not_a_loop(real_engine: Engine) -> 
 @pytest.mark.parametrize("case", ["L-A03-billing-merge-importerror", "T20-autogen-gratitude-loop"])
 def test_labelled_cases_of_these_kinds_trip_in_their_window(real_engine: Engine, case: str) -> None:
     """The labelled thrash and gratitude-loop cases: tripped, and never at a step that forbids it."""
+    from bench.evaluate import load_cases, score_steps_case
     from plateau.client import Client
-    from plateau.evaluate import load_cases, score_steps_case
 
     (labelled,) = load_cases([shared_path("benchmark", "steps", f"{case}.json")])
     steps = [Step.from_dict(s, i) for i, s in enumerate(labelled["input"])]

@@ -183,7 +183,46 @@ def _call_step(name: str, arguments: object, text: str) -> dict[str, Any]:
     return {"text": text, "tool": name, "args": args}
 
 
-class ChatRun:
+class _ChatRunState:
+    """What both chat runs share, without I/O: the session, the steps not yet sent and what a
+    verdict does (count it sent, keep the most severe, raise on a trip). :class:`ChatRun` and
+    :class:`AsyncChatRun` only make the calls (plain or awaited)."""
+
+    def __init__(
+        self,
+        client: Any,
+        run_id: str | None = None,
+        context: str | None = None,
+        *,
+        raise_on_trip: bool = True,
+        tool_policy: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.session = client.session(run_id, context, tool_policy=tool_policy)
+        self.raise_on_trip = raise_on_trip
+        self._converter = _Converter()
+
+    @property
+    def run_id(self) -> str:
+        """The run's id."""
+        return str(self.session.run_id)
+
+    def _ready(self, messages: Iterable[Any]) -> list[dict[str, Any]]:
+        """The steps completed since the last call (the session takes its context from them once)."""
+        ready, context = self._converter.new_steps(messages)
+        if self.session.context is None:
+            self.session.context = context
+        return list(ready)
+
+    def _take(self, verdict: Verdict, worst: Verdict | None) -> Verdict:
+        """Count the step sent; the more severe of ``verdict`` and ``worst`` (later wins a tie);
+        :class:`~plateau.integrations.RunTripped` on a trip when ``raise_on_trip``."""
+        self._converter.sent += 1
+        if verdict.action is Action.TRIP and self.raise_on_trip:
+            raise RunTripped(verdict)
+        return verdict if worst is None or _severity(verdict) >= _severity(worst) else worst
+
+
+class ChatRun(_ChatRunState):
     """Feeds one chat run's growing message list to a :class:`~plateau.client.Client`.
 
     Parameters
@@ -207,38 +246,12 @@ class ChatRun:
         The :class:`~plateau.session.RunSession` (run id, next index, last verdict).
     """
 
-    def __init__(
-        self,
-        client: Any,
-        run_id: str | None = None,
-        context: str | None = None,
-        *,
-        raise_on_trip: bool = True,
-        tool_policy: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.session = client.session(run_id, context, tool_policy=tool_policy)
-        self.raise_on_trip = raise_on_trip
-        self._converter = _Converter()
-
-    @property
-    def run_id(self) -> str:
-        """The run's id."""
-        return str(self.session.run_id)
-
     def update(self, messages: Iterable[Any]) -> Verdict | None:
         """Observe the steps completed since the last call; the most severe new verdict (trip
         over steer over continue, later over earlier), or None when no step completed."""
-        ready, context = self._converter.new_steps(messages)
-        if self.session.context is None:
-            self.session.context = context
         worst: Verdict | None = None
-        for step in ready:
-            verdict = self.session.observe(step)
-            self._converter.sent += 1
-            if worst is None or _severity(verdict) >= _severity(worst):
-                worst = verdict
-            if verdict.action is Action.TRIP and self.raise_on_trip:
-                raise RunTripped(verdict)
+        for step in self._ready(messages):
+            worst = self._take(self.session.observe(step), worst)
         return worst
 
     def check_call(self, name: str, arguments: object = None, text: str = "") -> Verdict:
@@ -248,46 +261,22 @@ class ChatRun:
         return verdict
 
 
-class AsyncChatRun:
-    """:class:`ChatRun` for an :class:`~plateau.aio.AsyncClient`: the same methods, awaited."""
-
-    def __init__(
-        self,
-        client: Any,
-        run_id: str | None = None,
-        context: str | None = None,
-        *,
-        raise_on_trip: bool = True,
-        tool_policy: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.session = client.session(run_id, context, tool_policy=tool_policy)
-        self.raise_on_trip = raise_on_trip
-        self._converter = _Converter()
-
-    @property
-    def run_id(self) -> str:
-        """The run's id."""
-        return str(self.session.run_id)
+class AsyncChatRun(_ChatRunState):
+    """:class:`ChatRun` for an :class:`~plateau.aio.AsyncClient`: the same parameters and
+    methods, awaited."""
 
     async def update(self, messages: Iterable[Any]) -> Verdict | None:
         """Observe the steps completed since the last call (see :meth:`ChatRun.update`)."""
-        ready, context = self._converter.new_steps(messages)
-        if self.session.context is None:
-            self.session.context = context
         worst: Verdict | None = None
-        for step in ready:
-            verdict = await self.session.observe(step)
-            self._converter.sent += 1
-            if worst is None or _severity(verdict) >= _severity(worst):
-                worst = verdict
-            if verdict.action is Action.TRIP and self.raise_on_trip:
-                raise RunTripped(verdict)
+        for step in self._ready(messages):
+            worst = self._take(await self.session.observe(step), worst)
         return worst
 
     async def check_call(self, name: str, arguments: object = None, text: str = "") -> Verdict:
         """What the breaker would answer for the call now (see :meth:`ChatRun.check_call`)."""
         verdict: Verdict = await self.session.check(_call_step(name, arguments, text))
         return verdict
+
 
 
 def _severity(verdict: Verdict) -> int:

@@ -60,7 +60,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from plateau.baselines.exact_args import canonical_args
+from bench.baselines.exact_args import canonical_args
 
 __all__ = ["StuckDetector", "step_is_error"]
 

@@ -1,15 +1,15 @@
 """Running detectors over labelled cases: Plateau and the published baselines, side by side.
 
-:mod:`plateau.evaluate` scores actions; this module produces them. A *detector* is named:
+:mod:`bench.evaluate` scores actions; this module produces them. A *detector* is named:
 
 ==================  ========================================================================
 ``plateau``         steps: :class:`~plateau.engine.Engine`; streams: :class:`~plateau.guard.ChannelGuards`
-``seed-baseline``   steps only (:class:`~plateau.baselines.SeedBaseline`, same embedder as Plateau)
-``exact-args``      steps only (:class:`~plateau.baselines.ExactArgs`)
-``stuck-detector``  steps only (:class:`~plateau.baselines.StuckDetector`)
-``jaccard``         steps only (:class:`~plateau.baselines.JaccardRepeat`)
-``chunk-hash``      streams only (:class:`~plateau.baselines.ChunkHash`)
-``line-window``     streams only (:class:`~plateau.baselines.LineWindow`)
+``seed-baseline``   steps only (:class:`~bench.baselines.SeedBaseline`, same embedder as Plateau)
+``exact-args``      steps only (:class:`~bench.baselines.ExactArgs`)
+``stuck-detector``  steps only (:class:`~bench.baselines.StuckDetector`)
+``jaccard``         steps only (:class:`~bench.baselines.JaccardRepeat`)
+``chunk-hash``      streams only (:class:`~bench.baselines.ChunkHash`)
+``line-window``     streams only (:class:`~bench.baselines.LineWindow`)
 ==================  ========================================================================
 
 A detector is scored on the cases of the levels it covers and skips the others. Every run of
@@ -40,12 +40,11 @@ True
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from plateau.evaluate import (
+from bench.evaluate import (
     StepsScore,
     StepsTotals,
     StreamScore,
@@ -57,6 +56,8 @@ from plateau.evaluate import (
     summarize_steps,
     summarize_stream,
 )
+from plateau.trace import CaseTrace, default_embedder
+from plateau.trace import trace_steps_case as _trace_steps_case
 
 __all__ = [
     "DETECTORS",
@@ -82,9 +83,6 @@ STREAM_DETECTORS: tuple[str, ...] = ("plateau", "chunk-hash", "line-window")
 #: Every detector name, in the order tables list them.
 DETECTORS: tuple[str, ...] = STEP_DETECTORS + tuple(n for n in STREAM_DETECTORS if n not in STEP_DETECTORS)
 
-_run_ids = itertools.count()
-
-
 def detector_levels(name: str) -> tuple[str, ...]:
     """The levels (``"steps"``, ``"stream"``) detector ``name`` covers.
 
@@ -98,104 +96,15 @@ def detector_levels(name: str) -> tuple[str, ...]:
     return tuple(level for level, names in (("steps", STEP_DETECTORS), ("stream", STREAM_DETECTORS)) if name in names)
 
 
-def default_embedder(model_path: str | None = None, *, backend: str | None = None) -> Any:
-    """The real embedding model behind one embedding cache (loaded lazily).
-
-    Parameters
-    ----------
-    model_path
-        A local sentence-transformers folder; ``None`` for all-MiniLM-L6-v2.
-    backend
-        ``"onnx"`` or ``"torch"`` (:func:`plateau.embed.model_embedder`); ``None`` for the default.
-
-    Raises
-    ------
-    ValueError
-        An unknown ``backend``.
-
-    Returns
-    -------
-    plateau.embed.CachedEmbedder
-        Caching up to 100,000 vectors (about 150 MB at 384 dimensions), enough for every
-        distinct text of a benchmark.
-    """
-    from plateau.embed import CachedEmbedder, model_embedder
-
-    return CachedEmbedder(model_embedder(backend, model_path), max_items=100_000)
-
-
 # ----------------------------------------------------------------------------------------
 # Plateau on one case
 # ----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CaseTrace:
-    """Plateau's verdict on every step of one steps-level run.
-
-    Attributes
-    ----------
-    case_id
-        The case's ``id``.
-    case
-        The case as loaded (``input``, ``expected``, ``context``, ...).
-    verdicts
-        One :class:`~plateau.types.Verdict` per step, in order (raw: after a trip the engine
-        keeps answering ``trip`` unless probing is enabled).
-    score
-        The :class:`~plateau.evaluate.StepsScore` when the case is labelled, else ``None``.
-    """
-
-    case_id: str
-    case: Mapping[str, Any]
-    verdicts: tuple[Any, ...]
-    score: StepsScore | None
-
-    @property
-    def actions(self) -> list[str]:
-        """The raw action after each step (``"continue"``, ``"steer"`` or ``"trip"``)."""
-        return [v.action.value for v in self.verdicts]
-
-
-def _is_labelled_steps(case: Mapping[str, Any]) -> bool:
-    expected = case.get("expected")
-    return isinstance(expected, Mapping) and "per_step" in expected and "final" in expected
-
-
 def trace_steps_case(engine: Any, case: Mapping[str, Any]) -> CaseTrace:
-    """Observe every step of a steps-level case through ``engine`` and keep the verdicts.
-
-    Parameters
-    ----------
-    engine
-        A :class:`~plateau.engine.Engine`; the run gets a fresh id, so one engine can judge
-        any number of cases (they share its embedding cache).
-    case
-        A ``level: "steps"`` case (or any mapping with an ``input`` list of step objects);
-        scored when it carries ``expected.per_step`` and ``expected.final``.
-
-    Returns
-    -------
-    CaseTrace
-
-    Raises
-    ------
-    ValueError
-        If the case holds no step list, or its labels are malformed (from the scorer).
-    plateau.errors.InvalidArgument
-        For a malformed step field (named in the message).
-    """
-    from plateau.types import Step
-
-    cid = str(case.get("id") or "?")
-    steps = case.get("input")
-    if not isinstance(steps, (list, tuple)) or not steps:
-        raise ValueError(f"case {cid}: 'input' must be a non-empty list of steps")
-    run_id = f"eval-{next(_run_ids)}"
-    context = case.get("context") if isinstance(case.get("context"), str) else None
-    verdicts = tuple(engine.observe(run_id, Step.from_dict(s, i), context) for i, s in enumerate(steps))
-    score = score_steps_case(case, [v.action.value for v in verdicts]) if _is_labelled_steps(case) else None
-    return CaseTrace(case_id=cid, case=case, verdicts=verdicts, score=score)
+    """:func:`plateau.trace.trace_steps_case` scored against the case's labels
+    (:func:`~bench.evaluate.score_steps_case`) when it carries ``expected.per_step`` and ``expected.final``."""
+    return _trace_steps_case(engine, case, scorer=score_steps_case)
 
 
 def plateau_stream_fire(case: Mapping[str, Any], config: Any = None, embedder: Any = None) -> int | None:
@@ -301,7 +210,7 @@ def _evaluate(
     stream_config: Any,
     on_case: Callable[[str, str], None] | None,
 ) -> DetectorRun:
-    from plateau.baselines import STEP_BASELINES, STREAM_BASELINES
+    from bench.baselines import STEP_BASELINES, STREAM_BASELINES
 
     levels = detector_levels(detector)
     step_cases, stream_cases = _split(cases)
@@ -367,7 +276,7 @@ def evaluate(
     Parameters
     ----------
     cases
-        Labelled cases of either level (:func:`plateau.evaluate.load_cases`).
+        Labelled cases of either level (:func:`bench.evaluate.load_cases`).
     detector
         A name from :data:`DETECTORS` (default ``"plateau"``).
     embedder
@@ -564,8 +473,8 @@ def format_comparison(runs: Sequence[DetectorRun]) -> str:
 
 
 def format_run(run: DetectorRun) -> str:
-    """Render one detector's per-case tables with totals (:mod:`plateau.evaluate`'s format)."""
-    from plateau.evaluate import format_steps_table, format_stream_table
+    """Render one detector's per-case tables with totals (:mod:`bench.evaluate`'s format)."""
+    from bench.evaluate import format_steps_table, format_stream_table
 
     parts: list[str] = []
     if run.steps_totals is not None:

@@ -1,14 +1,14 @@
-"""``plateau eval`` and ``plateau plot`` (registered into the main parser by :func:`register`).
+"""``plateau plot`` (registered into the main parser by :func:`register`).
 
-- ``plateau eval PATH... [--detector NAME | --compare] [--level L] [--json]``: score labelled
-  cases (both levels) with Plateau or a baseline, or with all of them side by side
-  (:mod:`plateau.evalrun`, scored by :mod:`plateau.evaluate`). Tables on stdout, a progress
-  bar on stderr; with ``--json`` stdout carries one JSON object.
 - ``plateau plot CASE [--case ID] [-o PNG]``: Plateau's signals and verdicts on every step of
   one run, as a picture (:mod:`plateau.plot`); ``plateau plot --remote HOST:PORT RUN`` draws the
   same picture from a run's history on a server (``GetRunHistory``).
 
-The logic lives in :mod:`plateau.evalrun` and :mod:`plateau.plot`; this module only parses
+A labelled case is scored against its labels (the title says caught, missed or false trip) only
+from a repository checkout, where the evaluator (``bench/``, not in the wheel) is importable;
+the installed wheel draws the verdicts and the labels without the score.
+
+The logic lives in :mod:`plateau.trace` and :mod:`plateau.plot`; this module only parses
 arguments, loads the model once and prints.
 """
 
@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["cmd_eval", "cmd_plot", "find_case", "register"]
+__all__ = ["cmd_plot", "find_case", "labels_scorer", "register"]
 
 
 def _embedder(args: argparse.Namespace) -> Any:
-    from plateau.evalrun import default_embedder
+    from plateau.trace import default_embedder
 
     return default_embedder(args.model, backend=args.backend)
 
@@ -33,54 +32,6 @@ def _config(args: argparse.Namespace) -> Any:
     from plateau.cli import engine_config
 
     return engine_config(args)
-
-
-# ------------------------------------------------------------------------- eval
-def cmd_eval(args: argparse.Namespace) -> int:
-    """Score labelled cases; print tables (or one JSON object with ``--json``)."""
-    from plateau import evalrun
-    from plateau.evaluate import load_cases
-
-    cases = load_cases(args.paths)
-    if args.level:
-        cases = [c for c in cases if c.get("level") == args.level]
-    if not cases:
-        print("plateau: no labelled cases found under " + " ".join(args.paths), file=sys.stderr)
-        return 1
-    detectors = list(evalrun.DETECTORS) if args.compare else [args.detector]
-    for name in detectors:
-        evalrun.detector_levels(name)  # ValueError naming --detector for an unknown name
-    from plateau.progress import progress
-
-    bar = progress(total=evalrun.work_units(cases, detectors), desc="eval", unit="case")
-
-    def tick(detector: str, case_id: str) -> None:
-        bar.set_postfix_str(f"{detector}: {case_id[:32]}", refresh=False)
-        bar.update(1)
-
-    try:
-        runs = evalrun.compare(cases, detectors, embedder=_embedder(args), config=_config(args), on_case=tick)
-    finally:
-        bar.close()
-    if args.json:
-        payload: dict[str, Any] = {"cases": len(cases), "paths": list(args.paths)}
-        if args.compare:
-            payload["detectors"] = [r.as_dict() for r in runs]
-        else:
-            payload.update(runs[0].as_dict())
-        sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=None) + "\n")
-        return 0
-    if args.compare:
-        sys.stdout.write(evalrun.format_comparison(runs))
-    else:
-        text = evalrun.format_run(runs[0])
-        if not text:
-            levels = " and ".join(evalrun.detector_levels(args.detector))
-            print(f"plateau: {args.detector} judges {levels} cases; none found under " + " ".join(args.paths), file=sys.stderr)
-            return 1
-        sys.stdout.write(text)
-    sys.stdout.flush()
-    return 0
 
 
 # ------------------------------------------------------------------------- plot
@@ -129,6 +80,15 @@ def find_case(path: str | Path, case_id: str | None = None) -> dict[str, Any]:
     return case
 
 
+def labels_scorer() -> Any:
+    """The evaluator's ``score_steps_case`` where the repository's ``bench/`` is importable (a
+    checkout; :func:`plateau.cli.bench_module`), else ``None`` (the installed wheel: no scoring)."""
+    from plateau.cli import bench_module
+
+    module = bench_module("bench.evaluate")
+    return None if module is None else getattr(module, "score_steps_case", None)
+
+
 def _plot_remote(args: argparse.Namespace) -> int:
     """Draw run ``args.case_path`` from its history on the server ``args.remote``."""
     from plateau.cli import ENGINE_OPTIONS, UsageError, remote_client
@@ -158,12 +118,12 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if args.remote:
         return _plot_remote(args)
     from plateau.engine import Engine
-    from plateau.evalrun import trace_steps_case
     from plateau.plot import outcome_text, save_plot
+    from plateau.trace import trace_steps_case
 
     case = find_case(args.case_path, args.case)
     config = _config(args)
-    trace = trace_steps_case(Engine(config, _embedder(args)), case)
+    trace = trace_steps_case(Engine(config, _embedder(args)), case, scorer=labels_scorer())
     out = Path(args.output) if args.output else Path(f"plot-{trace.case_id}.png")
     if out.parent and not out.parent.exists():
         raise FileNotFoundError(f"-o: folder {out.parent} does not exist")
@@ -174,30 +134,18 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------- parser
 def register(sub: Any) -> None:
-    """Add the evaluation subcommands to ``sub`` (an argparse subparsers action)."""
+    """Add ``plot`` to ``sub`` (an argparse subparsers action)."""
     from plateau.cli import add_engine_options, connection_options
-    from plateau.evalrun import DETECTORS
-
-    p = sub.add_parser(
-        "eval",
-        help="score labelled cases with Plateau or a baseline (--compare: all side by side)",
-        description="Score labelled cases (docs/format.md, both levels) and print per-case scores and totals.",
-    )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="labelled case files (.json) or folders of them")
-    which = p.add_mutually_exclusive_group()
-    which.add_argument("--detector", default="plateau", choices=DETECTORS, metavar="NAME",
-                       help=f"who judges: {', '.join(DETECTORS)} (default plateau)")
-    which.add_argument("--compare", action="store_true", help="run Plateau and every baseline on the same cases; one table")
-    p.add_argument("--level", choices=("steps", "stream"), help="score only cases of this level")
-    p.add_argument("--json", action="store_true", help="one JSON object on stdout (per-case scores and totals)")
-    add_engine_options(p)
-    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser(
         "plot",
         parents=[connection_options()],
         help="draw Plateau's signals and verdicts on every step of one run (PNG)",
-        description="Replay one run through Plateau and draw movement, baseline band, stall score and verdicts per step.",
+        description=(
+            "Replay one run through Plateau and draw movement, baseline band, stall score and verdicts per step. "
+            "A labelled case is also scored against its labels (caught, missed, false trip) when run from a "
+            "repository checkout, where the evaluator (bench/) is importable; the installed wheel draws without the score."
+        ),
     )
     p.add_argument(
         "case_path",

@@ -31,7 +31,7 @@ Differences (by design, per the project's spec for this baseline)
   (gemini-cli resets only on a new prompt, i.e. a new run).
 
 Not modelled: gemini-cli's LLM-based loop check (``checkForLoopWithLLM``) and its content
-chunk detector (see :mod:`plateau.baselines.chunk_hash`).
+chunk detector (see :mod:`bench.baselines.chunk_hash`).
 """
 
 from __future__ import annotations

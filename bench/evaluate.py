@@ -596,7 +596,7 @@ def run_steps_detector(detector: Any, case: Mapping[str, Any]) -> list[str]:
     ----------
     detector
         An object with ``observe(step) -> str`` and ``reset()``
-        (:class:`plateau.baselines.StepDetector`).
+        (:class:`bench.baselines.StepDetector`).
     case
         A ``level: "steps"`` case.
 
@@ -633,7 +633,7 @@ def run_stream_detector(detector: Any, case: Mapping[str, Any]) -> int | None:
     ----------
     detector
         An object with ``feed(chunk) -> bool`` and ``reset()``
-        (:class:`plateau.baselines.StreamDetector`).
+        (:class:`bench.baselines.StreamDetector`).
     case
         A ``level: "stream"`` case.
 

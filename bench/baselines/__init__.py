@@ -3,7 +3,7 @@
 Each rule lives in its own module, named after the rule, with a docstring that cites the
 source it was read from, what was verified against that source, and where this port departs
 from it (and why). They are *baselines*: they answer only ``"continue"`` or ``"trip"`` and are
-run through :mod:`plateau.evaluate` exactly like Plateau itself.
+run through :mod:`bench.evaluate` exactly like Plateau itself.
 
 Step-level rules (one agent run, one step at a time; see ``docs/format.md``):
 
@@ -30,12 +30,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from plateau.baselines.chunk_hash import ChunkHash
-from plateau.baselines.exact_args import ExactArgs
-from plateau.baselines.jaccard import JaccardRepeat
-from plateau.baselines.line_window import LineWindow
-from plateau.baselines.seed_baseline import SeedBaseline
-from plateau.baselines.stuck_detector import StuckDetector
+from bench.baselines.chunk_hash import ChunkHash
+from bench.baselines.exact_args import ExactArgs
+from bench.baselines.jaccard import JaccardRepeat
+from bench.baselines.line_window import LineWindow
+from bench.baselines.seed_baseline import SeedBaseline
+from bench.baselines.stuck_detector import StuckDetector
 
 __all__ = [
     "STEP_BASELINES",

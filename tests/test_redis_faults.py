@@ -258,3 +258,29 @@ def test_a_run_state_over_its_byte_limit_is_refused_on_redis(url: str) -> None:
     r = redis.Redis.from_url(url)
     (meta,) = list(r.scan_iter("plateau:{*}:meta"))
     assert r.llen(meta.replace(b":meta", b":steps")) == n
+
+
+def test_a_password_in_store_on_the_command_line_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 22 #16: --store redis://:PW@… exits 2 with one line naming $PLATEAU_REDIS_PASSWORD and
+    --store-password-file, never the password, before any store is opened; the same spec from
+    $PLATEAU_STORE (not shown by ps) is accepted and reaches a Redis that needs the password."""
+    from plateau.cli import build_parser, main
+
+    monkeypatch.delenv("PLATEAU_REDIS_PASSWORD", raising=False)
+    monkeypatch.delenv("PLATEAU_STORE", raising=False)
+    with RedisProcess(args=("--requirepass", "s3cret-pw")) as server:
+        spec = f"redis://:s3cret-pw@127.0.0.1:{server.port}/0"
+        assert main(["serve", "--port", "0", "--embedder", "hashing", "--store", spec]) == 2
+        err = capsys.readouterr().err
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and "PLATEAU_REDIS_PASSWORD" in lines[0] and "--store-password-file" in lines[0]
+        assert "s3cret" not in err
+        args = build_parser({"PLATEAU_STORE": spec}).parse_args(["serve", "--port", "0"])
+        assert args.store == spec and not getattr(args, "store_on_command_line", False)
+        from plateau.cli import refuse_store_secret
+
+        refuse_store_secret(args)  # from the environment: accepted
+        store = open_store(args.store)
+        assert store.probe() == (True, "")
+        store.close()

@@ -408,7 +408,9 @@ def _serve_engine(args: argparse.Namespace) -> Any:
 class _StoreOption(argparse.Action):
     """``--store``: remembers that the spec was given on the command line (see :func:`refuse_store_secret`)."""
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None
+    ) -> None:
         setattr(namespace, self.dest, values)
         namespace.store_on_command_line = True
 

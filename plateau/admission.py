@@ -5,16 +5,17 @@ this order (issue 22, items 2, 3, 6 and 8):
 
 1. **Authenticate from metadata** (the server does this before asking for the request body).
 2. **Receive the body** in a *receive slot*: at most :attr:`Admission.receive` calls read their
-   request at once (``2 * byte_budget / max_message_bytes``, 8 by default, so that bodies being
+   request at once (``2 * byte_budget / max_message_bytes``, 4 by default, so that bodies being
    received hold at most ``2 * byte_budget`` bytes), each tenant with its share; calls beyond it
    wait (holding no body: gRPC reads a stream's message only when asked) and a body that does not
    arrive within ``config.request_read_seconds`` closes the call (``DEADLINE_EXCEEDED``).
 3. **Hold the request's bytes** (:meth:`Admission.hold`): every request being worked on or waiting
-   counts its size, at most ``3 * byte_budget`` in all and ``max(max_message_bytes,
-   3 * byte_budget / tenants)`` for one tenant; beyond that the call is ``RESOURCE_EXHAUSTED`` at
+   counts its size, at most ``2 * byte_budget`` in all and ``max(max_message_bytes,
+   2 * byte_budget / tenants)`` for one tenant; beyond that the call is ``RESOURCE_EXHAUSTED`` at
    once, before its body is parsed.
 4. **Work in a slot** (:meth:`Admission.run`): at most ``config.max_concurrent_rpcs`` calls are
-   worked on at once, holding at most ``byte_budget`` request bytes (one call always may);
+   worked on at once, holding at most ``byte_budget`` request bytes (``2 * max_message_bytes``,
+   :data:`WORK_MESSAGES`; one call always may);
    parsing and engine work both run in a worker thread inside the slot. Up to four times as
    many calls wait their turn (four times its share for one tenant), in a fair order: a freed
    slot goes to the waiting tenant that holds the fewest slots. A call whose caller goes away
@@ -42,9 +43,24 @@ from typing import Any, TypeVar
 from plateau.config import Config
 from plateau.errors import LimitExceeded
 
-__all__ = ["Admission", "Dropped", "Expired", "Shares"]
+__all__ = ["PARSED_COPIES", "WORK_MESSAGES", "Admission", "Dropped", "Expired", "Shares"]
 
 T = TypeVar("T")
+
+#: The request bytes worked on at once, in ``max_message_bytes``: two of the largest requests.
+#: The principle (issue 22, item 8): all the memory requests may take at once is a fixed multiple
+#: of ``max_message_bytes`` stated beforehand (:attr:`Admission.request_memory_bound`: 18 x, 288 MiB
+#: at the default 16 MiB), and as few of the largest requests as still lets a large call run
+#: beside another tenant's; many small calls still run at once (``max_concurrent_rpcs`` bounds
+#: their number, this their bytes). It was 4 (with 12 held and 8 received): 40 x
+#: ``max_message_bytes`` with the parsed copies, which is what 40 calls of 6 MB measured (+322 MiB
+#: at ``max_message_bytes`` 8 MiB, ``scripts/attack.py`` ``request_memory_unbounded``).
+WORK_MESSAGES = 2
+#: Copies of a request worked on that parsing makes, beyond its bytes, in the request's size: the
+#: protobuf message (1) and, at the peak of turning it into a step (``convert.step_from_pb``:
+#: the step's strings, the parsed args, their canonical text), 4 more, measured with tracemalloc
+#: on a 6 MB request whose args hold one long string.
+PARSED_COPIES = 5
 
 
 class Expired(Exception):
@@ -243,17 +259,27 @@ class Admission:
         self.config = config
         known = frozenset(tenants) or frozenset({""})
         n = len(known)
-        #: Request bytes worked on at once (one call always may), and waiting.
-        self.byte_budget = 4 * config.max_message_bytes
+        m = config.max_message_bytes
+        #: Request bytes worked on at once (one call always may): two of the largest requests.
+        self.byte_budget = WORK_MESSAGES * m
         #: Request bytes held by the calls past their receive (worked on, waiting for a slot, or for
-        #: their predecessor step), in all and per tenant.
-        self.held_budget = 3 * self.byte_budget
-        self.tenant_held_budget = self.held_budget if n == 1 else max(config.max_message_bytes, self.held_budget // n)
+        #: their predecessor step), in all and per tenant: those worked on and as many again waiting.
+        self.held_budget = 2 * self.byte_budget
+        self.tenant_held_budget = self.held_budget if n == 1 else max(m, self.held_budget // n)
         self.held = 0
         self.held_by: Counter[str] = Counter()
         slots = config.max_concurrent_rpcs
         self.work = _Gate("calls", slots, known, queue=4 * slots, byte_budget=self.byte_budget)
-        self.receive = _Gate("requests", max(1, 2 * self.byte_budget // config.max_message_bytes), known, queue=4 * slots)
+        self.receive = _Gate("requests", max(1, 2 * self.byte_budget // m), known, queue=4 * slots)
+        #: Raw request bytes the server holds at once, at most: bodies being received (one
+        #: ``max_message_bytes`` per receive slot) and bodies held (:attr:`held_budget`); 8 x
+        #: ``max_message_bytes`` by default (128 MiB at 16 MiB). Parsing adds the copies of the
+        #: requests worked on (:attr:`byte_budget`): the protobuf message, the step's strings and
+        #: its parsed args (:data:`PARSED_COPIES`).
+        self.request_bytes_bound = self.receive.slots.capacity * m + self.held_budget
+        #: Memory all requests may take at once: :attr:`request_bytes_bound` plus the parsed copies
+        #: of the requests worked on (18 x ``max_message_bytes`` by default, 288 MiB at 16 MiB).
+        self.request_memory_bound = self.request_bytes_bound + PARSED_COPIES * self.byte_budget
         self.streams = Shares(config.max_concurrent_streams, known)
 
     # ------------------------------------------------------------------ receive

@@ -405,9 +405,48 @@ def _serve_engine(args: argparse.Namespace) -> Any:
         raise
 
 
+class _StoreOption(argparse.Action):
+    """``--store``: remembers that the spec was given on the command line (see :func:`refuse_store_secret`)."""
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.store_on_command_line = True
+
+
+def refuse_store_secret(args: argparse.Namespace) -> None:
+    """Refuse a password inside ``--store`` on the command line (issue 22, item 16).
+
+    A process's arguments are visible to every user of the machine (``ps``, ``/proc/PID/cmdline``),
+    its environment only to its owner: the password comes from ``$PLATEAU_REDIS_PASSWORD``, a file
+    (``--store-password-file``), or the whole spec from ``$PLATEAU_STORE``.
+
+    Raises
+    ------
+    UsageError
+        ``--store`` on the command line holds a password (the message never repeats it).
+    """
+    from urllib.parse import urlparse
+
+    if not getattr(args, "store_on_command_line", False):
+        return
+    try:
+        secret = urlparse(args.store).password
+    except ValueError:
+        return  # a malformed spec is open_store's to refuse
+    if secret:
+        raise UsageError(
+            "--store: a password on the command line is visible to every user (ps); give it in $PLATEAU_REDIS_PASSWORD "
+            "or --store-password-file, or the whole spec in $PLATEAU_STORE"
+        )
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from plateau.auth import ServerTls, TokenTable
     from plateau.server import serve
+
+    refuse_store_secret(args)
 
     json_logs = args.log_format == "json"
     auth = TokenTable.from_file(args.tokens_file) if args.tokens_file else TokenTable.from_env()
@@ -713,13 +752,15 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
         "--store",
         default="sqlite",
         metavar="SPEC",
+        action=_StoreOption,
         help="where runs live: sqlite (default: runs-PORT.sqlite in the user's state folder; memory with --port 0), "
         "sqlite:PATH, memory (lost on exit), or redis://HOST:PORT/DB (runs shared by several replicas)",
     )
     p.add_argument(
         "--store-password-file",
         metavar="PATH",
-        help="the Redis password, first line of this file (or $PLATEAU_REDIS_PASSWORD); a password in --store shows in ps",
+        help="the Redis password, first line of this file (or $PLATEAU_REDIS_PASSWORD); a password in --store is refused "
+        "(ps shows it to every user); the whole spec may come from $PLATEAU_STORE",
     )
     p.add_argument(
         "--torch-threads",

@@ -86,7 +86,7 @@ from plateau.integrations import otel_server_interceptors
 from plateau.metrics import Metrics
 from plateau.v1 import plateau_pb2 as pb
 
-__all__ = ["STATUS_CODES", "PlateauService", "RunningServer", "rich_status", "serve", "start_server"]
+__all__ = ["STATUS_CODES", "PlateauService", "RunningServer", "StoreOutOfService", "rich_status", "serve", "start_server"]
 
 log = logging.getLogger("plateau.server")
 
@@ -249,8 +249,30 @@ class PlateauService:
         return await loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
 
     async def _admitted(self, tenant: str, size: int, deadline: float, fn: Callable[[threading.Event], T]) -> T:
-        """Run ``fn(stop)`` in the pool in a work slot of ``tenant`` (see :meth:`Admission.run`)."""
-        return await self.admission.run(tenant, size, _left(deadline), self._pool, fn)
+        """Run ``fn(stop)`` in the pool in a work slot of ``tenant`` (see :meth:`Admission.run`).
+
+        The store's breaker (:class:`_StoreHealth`) comes first: while the store is out of
+        service (health ``NOT_SERVING``) the call is refused at once with :class:`StoreOutOfService`
+        and never waits on the store; a call already waiting when the breaker opens is answered
+        the same way at once (its work, if started, keeps its slot until it really ends).
+        """
+        health = self.store_health
+        if health is None:
+            return await self.admission.run(tenant, size, _left(deadline), self._pool, fn)
+        health.refuse_if_open()
+        call = asyncio.ensure_future(self.admission.run(tenant, size, _left(deadline), self._pool, fn))
+        health.calls.add(call)
+        try:
+            return await call
+        except asyncio.CancelledError:
+            if call in health.tripped:  # cancelled by the breaker opening, not by the caller
+                raise StoreOutOfService(health.cause, in_flight=True) from None
+            raise
+        finally:
+            health.calls.discard(call)
+            health.tripped.discard(call)
+            if not call.done():
+                call.cancel()
 
     async def _body(self, tenant: str, requests: AsyncIterator[bytes], deadline: float) -> bytes:
         """The request's bytes, received in a receive slot (the body is read only now, after auth)."""
@@ -304,7 +326,9 @@ class PlateauService:
         except PlateauError as exc:
             code, message = STATUS_CODES.get(exc.code, grpc.StatusCode.UNKNOWN), exc.message
             reason, field = exc.reason, getattr(exc, "field", None)
-            if isinstance(exc, StoreUnavailable):
+            if isinstance(exc, StoreOutOfService):
+                pass  # worded already; the breaker's own probe decides when it closes
+            elif isinstance(exc, StoreUnavailable):
                 if self.store_health is not None:
                     message = await self.store_health.message(exc)
                 if self.on_store_error is not None:
@@ -666,14 +690,41 @@ def _read_probe(store: Any) -> tuple[bool, str]:
 _RETRY_CLAUSE = re.compile(r"[;,]?\s*(?:the change was not applied,\s*)?retrying is safe\.?", re.IGNORECASE)
 
 
+class StoreOutOfService(StoreUnavailable):
+    """The store's breaker is open (health ``NOT_SERVING``): the call was answered at once,
+    without waiting on the store (issue 22, item 4). ``UNAVAILABLE``.
+
+    ``in_flight`` is True for a call that was already waiting when the breaker opened: its work
+    may still be applied once the store answers, so the message says that re-sending the same
+    step is what to do (steps are idempotent), never that it was not applied.
+    """
+
+    def __init__(self, cause: str, *, in_flight: bool = False) -> None:
+        what = "the store went out of service while this call waited on it" if in_flight else "the store is out of service"
+        after = (
+            "the call may yet be applied; re-send the same step once health is SERVING (steps are idempotent)"
+            if in_flight
+            else "nothing was applied; retrying will not help until health is SERVING again"
+        )
+        super().__init__(f"store: {what} ({cause or 'its probe failed'}): health is NOT_SERVING; {after}")
+        self.in_flight = in_flight
+
+
 class _StoreHealth:
-    """Health follows the run store: a periodic probe sets ``NOT_SERVING`` (the reason logged)
-    while the store fails, ``SERVING`` once it answers again.
+    """Health follows the run store, and a breaker on the store with it: a periodic probe sets
+    ``NOT_SERVING`` (the reason logged) while the store fails, ``SERVING`` once it answers again.
 
     The probe is the store's ``probe()`` (``(ok, reason)``; a store without one is probed by one
     read, :func:`_read_probe`), run in a thread of its own every ``config.health_probe_seconds`` and at once after
     a call ends with ``StoreUnavailable``; a probe that does not answer within
     ``max(1, interval)`` seconds (Redis paused) fails with that reason.
+
+    The breaker: *closed* while probes succeed; *open* from the first failed probe: every call
+    is refused at once (:class:`StoreOutOfService`, ``UNAVAILABLE``) and the calls waiting on the
+    store are answered the same way at once, so that no caller waits out the store's own
+    timeouts (a client with ``on_unavailable="open"`` fails open promptly); *half-open* is the
+    next periodic probe (one at a time, from the probe's own thread, never a caller's call): its
+    success closes the breaker.
     """
 
     def __init__(self, service: PlateauService, health: Any, interval: float = 2.0) -> None:
@@ -687,6 +738,18 @@ class _StoreHealth:
         self._wake: asyncio.Event | None = None
         self._pending: asyncio.Future[tuple[bool, str]] | None = None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="plateau-probe")
+        #: Calls waiting on the store (their admission tasks), answered at once when the breaker opens.
+        self.calls: set[asyncio.Future[Any]] = set()
+        #: Those of :attr:`calls` cancelled by the breaker opening.
+        self.tripped: set[asyncio.Future[Any]] = set()
+        #: Calls refused by the open breaker (a counter for tests and metrics).
+        self.refused = 0
+
+    def refuse_if_open(self) -> None:
+        """Raise :class:`StoreOutOfService` when the breaker is open (health ``NOT_SERVING``)."""
+        if not self.serving:
+            self.refused += 1
+            raise StoreOutOfService(self.cause)
 
     async def probe(self) -> tuple[bool, str]:
         """Probe the store now (one probe at a time: a caller during a probe shares its answer)."""
@@ -733,6 +796,10 @@ class _StoreHealth:
             log.warning("store: answering again; health SERVING")
         else:
             log.error("store: %s; health NOT_SERVING until a probe succeeds", self.cause, extra={"reason": self.cause})
+            for call in list(self.calls):  # the breaker opens: nobody keeps waiting on the store
+                if not call.done():
+                    self.tripped.add(call)
+                    call.cancel()
         status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
         for name in ("", SERVICE_NAME):
             await self.health.set(name, status)
@@ -854,6 +921,10 @@ async def start_server(
             # a port another process listens on is an error, never shared: with SO_REUSEPORT two
             # servers would split the connections, and a run's steps between them
             ("grpc.so_reuseport", 0),
+            # the HTTP/2 flow-control window stays at its initial 64 KiB per stream: with BDP
+            # probing gRPC grows it to megabytes and buffers every caller's request body before
+            # the call is admitted (40 calls of 6 MB took +325 MiB), outside every byte budget
+            ("grpc.http2.bdp_probe", 0),
         ]
     )
     if metrics is not None:

@@ -366,3 +366,22 @@ def test_health_turns_not_serving_while_redis_is_paused_and_serving_once_it_answ
             _wait_health(health, health_pb2.HealthCheckResponse.SERVING)
             assert client.observe("r", Step(index=1, text="second")).step_index == 1
         engine.close()
+
+
+def test_the_request_bytes_a_server_admits_are_bounded_by_a_stated_multiple_of_the_largest_request() -> None:
+    """Issue 22 #8: with default limits, the raw request bytes admitted at once (being received plus held) are at most
+    8 x max_message_bytes and all request memory, parsed copies included, at most 18 x; one tenant holding requests of
+    max_message_bytes is refused its fifth (held budget 4 x), before any is parsed."""
+    from plateau.admission import Admission
+
+    config = Config()
+    m = config.max_message_bytes
+    admission = Admission(config)
+    assert admission.byte_budget == 2 * m and admission.held_budget == 4 * m and admission.receive.slots.capacity == 4
+    assert admission.request_bytes_bound == 8 * m and admission.request_memory_bound == 18 * m
+    held = 0
+    with pytest.raises(LimitExceeded, match="held, the server's limit"):
+        for _ in range(12):
+            admission.hold("", m)
+            held += 1
+    assert held == 4 and admission.held == 4 * m

@@ -258,3 +258,90 @@ def test_a_run_state_over_its_byte_limit_is_refused_on_redis(url: str) -> None:
     r = redis.Redis.from_url(url)
     (meta,) = list(r.scan_iter("plateau:{*}:meta"))
     assert r.llen(meta.replace(b":meta", b":steps")) == n
+
+
+def test_a_password_in_store_on_the_command_line_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 22 #16: --store redis://:PW@… exits 2 with one line naming $PLATEAU_REDIS_PASSWORD and
+    --store-password-file, never the password, before any store is opened; the same spec from
+    $PLATEAU_STORE (not shown by ps) is accepted and reaches a Redis that needs the password."""
+    from plateau.cli import build_parser, main
+
+    monkeypatch.delenv("PLATEAU_REDIS_PASSWORD", raising=False)
+    monkeypatch.delenv("PLATEAU_STORE", raising=False)
+    with RedisProcess(args=("--requirepass", "s3cret-pw")) as server:
+        spec = f"redis://:s3cret-pw@127.0.0.1:{server.port}/0"
+        assert main(["serve", "--port", "0", "--embedder", "hashing", "--store", spec]) == 2
+        err = capsys.readouterr().err
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and "PLATEAU_REDIS_PASSWORD" in lines[0] and "--store-password-file" in lines[0]
+        assert "s3cret" not in err
+        args = build_parser({"PLATEAU_STORE": spec}).parse_args(["serve", "--port", "0"])
+        assert args.store == spec and not getattr(args, "store_on_command_line", False)
+        from plateau.cli import refuse_store_secret
+
+        refuse_store_secret(args)  # from the environment: accepted
+        store = open_store(args.store)
+        assert store.probe() == (True, "")
+        store.close()
+
+
+# ---------------------------------------------------------------- item 4: a breaker on the store
+def test_while_redis_is_paused_calls_are_answered_at_once_and_a_fail_open_client_fails_open() -> None:
+    """Issue 22 #4: Redis paused (SIGSTOP) under a live server whose Redis timeout is 60 s. The step
+    already waiting on Redis when health turns NOT_SERVING is answered then (the breaker opens),
+    not after Redis's timeout: the fail-open client gets its fallback verdict while Redis is still
+    paused; later calls are refused at once with UNAVAILABLE saying the store is out of service
+    (counted by the breaker); once Redis resumes, health is SERVING, the breaker closes and every
+    step is applied exactly once."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    from plateau.errors import PlateauError
+    from plateau.failure import UNAVAILABLE_REASON
+
+    from .test_redis_store import _counting
+
+    with RedisProcess() as redis_proc:
+        store = RedisStore(redis_proc.url, timeout=60.0)
+        engine = Engine(Config(health_probe_seconds=0.3), HashingEmbedder(), store=store)
+        applied = _counting(engine)
+        with ServerThread(engine) as server, grpc.insecure_channel(server.target) as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+
+            def status() -> int:
+                return health.Check(health_pb2.HealthCheckRequest(service="plateau.v1.Plateau"), timeout=10).status
+
+            steps = _run(3, seed=4)
+            with Client.remote(server.target, timeout=120, retry_attempts=2, on_unavailable="open") as client:
+                client.observe("paused", steps[0])
+                got: dict[str, object] = {}
+                os.kill(redis_proc.proc.pid, signal.SIGSTOP)
+                try:
+                    t = threading.Thread(target=lambda: got.update(v=client.observe("paused", steps[1])), daemon=True)
+                    t.start()
+                    for _ in range(400):
+                        if status() == health_pb2.HealthCheckResponse.NOT_SERVING:
+                            break
+                        threading.Event().wait(0.05)
+                    assert status() == health_pb2.HealthCheckResponse.NOT_SERVING
+                    t.join(timeout=20)  # a third of Redis's timeout: only the breaker answers it in time
+                    answered_while_paused = not t.is_alive()
+                    assert answered_while_paused
+                    assert got["v"].reasons == (UNAVAILABLE_REASON,)  # type: ignore[attr-defined]
+                    with Client.remote(server.target, timeout=120, retry_attempts=2) as strict:
+                        with pytest.raises(PlateauError) as info:
+                            strict.observe("paused", steps[1])
+                    assert info.value.code == "UNAVAILABLE" and "out of service" in info.value.message
+                    assert server.running.store_health.refused >= 2  # type: ignore[union-attr]
+                finally:
+                    os.kill(redis_proc.proc.pid, signal.SIGCONT)
+                t.join(timeout=90)
+                for _ in range(400):
+                    if status() == health_pb2.HealthCheckResponse.SERVING:
+                        break
+                    threading.Event().wait(0.05)
+                assert status() == health_pb2.HealthCheckResponse.SERVING
+                assert client.observe("paused", steps[1]).step_index == 1
+                assert client.observe("paused", steps[2]).step_index == 2
+        assert sorted(v.step_index for v in applied) == [0, 1, 2]  # each step once, the paused one included

@@ -270,11 +270,12 @@ def test_the_stores_agree_with_the_real_model(url: str, tmp_path: Path, real_cac
     _congruence(url, tmp_path, real_cached)
 
 
-def test_serve_with_an_unreachable_redis_exits_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
+def test_serve_with_an_unreachable_redis_exits_with_a_message(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """plateau serve --store redis://… exits 2 naming the Redis it could not reach (without its password)."""
     from plateau.cli import main
 
-    assert main(["serve", "--port", "0", "--embedder", "hashing", "--store", "redis://:secret@127.0.0.1:1/0"]) == 2
+    monkeypatch.setenv("PLATEAU_STORE", "redis://:secret@127.0.0.1:1/0")
+    assert main(["serve", "--port", "0", "--embedder", "hashing"]) == 2
     err = capsys.readouterr().err
     assert "store: cannot reach Redis at redis://127.0.0.1:1/0" in err and "secret" not in err
 

@@ -394,3 +394,19 @@ def test_a_tenant_at_its_limit_does_not_hold_up_another_tenants_new_runs() -> No
     store.release.set()
     a.join(30)
     assert done == ["b-run", "second"] and store.count("a") == 1 and store.count(other) == 1
+
+
+def test_a_small_memory_store_emptied_gives_memory_back_with_the_default_threshold() -> None:
+    """Issue 22 #12: a store whose runs hold far less than trim_bytes (64 MiB) returns free memory once deleting runs
+    has freed as much state as it still holds: deleting 150 runs of 20 steps one by one trims (it never did: the
+    threshold was never reached), and at most once per halving of the state (a few times, not per deletion)."""
+    store = MemoryStore()
+    engine = _engine(store)
+    steps = _run(20)
+    for r in range(150):
+        for s in steps:
+            engine.observe(f"run-{r}", s)
+    assert store.trims == 0
+    for r in range(150):
+        engine.delete_run(f"run-{r}")
+    assert len(store) == 0 and 1 <= store.trims <= 9  # log2(150) + 1 halvings at most

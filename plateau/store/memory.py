@@ -20,9 +20,10 @@ kept.
 
 Memory given back: deleting a run drops every object the store holds for it (the record, its
 committed copy, its entries in the counters and the heap). The C allocator keeps freed memory
-for reuse, so after deleting runs holding ``trim_bytes`` of state (default 64 MiB) the store
-asks glibc to return free memory to the operating system (``malloc_trim(0)``; elsewhere a
-no-op). Issue 22 measured 216 KiB of RSS a run after 10,000 runs of 20 steps, and 0.9 GB of
+for reuse, so after deleting runs holding ``trim_bytes`` of state (default 64 MiB), or as
+much state as the runs still kept hold (a small store emptied), the store asks glibc to
+return free memory to the operating system (``malloc_trim(0)``; elsewhere a no-op).
+Issue 22 measured 216 KiB of RSS a run after 10,000 runs of 20 steps, and 0.9 GB of
 2.1 GB kept after deleting all of them; the learned state is ~130 KiB of that, the committed
 pickle was ~50 KiB.
 """
@@ -114,7 +115,10 @@ class MemoryStore(SingleProcessStore):
     trim_bytes
         After deleting runs whose learned state adds up to this many bytes (pickled), return
         free memory to the operating system (:func:`release_free_memory`); int >= 0, 0 after
-        every deletion. Default 64 MiB.
+        every deletion. Default 64 MiB. Memory is also returned once deletions since the last
+        return freed at least as much state as the store still holds (at least half of it is
+        free, the store emptied included), so a small store gives memory back too; the cost of
+        ``malloc_trim`` (in the heap's size) is thus paid at most once per halving of the state.
 
     Raises
     ------
@@ -130,6 +134,7 @@ class MemoryStore(SingleProcessStore):
         #: How many times deletions returned memory to the operating system.
         self.trims = 0
         self._freed = 0
+        self._held = 0  # bytes of committed state of the runs kept
         self._records: dict[RunKey, Any] = {}
         self._committed: dict[RunKey, _Committed] = {}
         self._counts: Counter[str] = Counter()
@@ -152,6 +157,8 @@ class MemoryStore(SingleProcessStore):
             if key not in self._records:
                 self._counts[key[0]] += 1
             self._records[key] = record
+            old = self._committed.get(key)
+            self._held += committed.state_bytes - (0 if old is None else old.state_bytes)
             self._committed[key] = committed
             self._index_ended(key, record)
 
@@ -193,6 +200,8 @@ class MemoryStore(SingleProcessStore):
     def _drop(self, key: RunKey) -> int:
         """Forget ``key`` (called with the guard held); the bytes of state freed."""
         committed = self._committed.pop(key, None)
+        if committed is not None:
+            self._held -= committed.state_bytes
         if self._records.pop(key, None) is not None:
             self._counts[key[0]] -= 1
             if self._counts[key[0]] <= 0:
@@ -202,10 +211,10 @@ class MemoryStore(SingleProcessStore):
 
     def delete(self, key: RunKey) -> None:
         """Forget ``key`` (no error when absent); returns free memory to the operating system
-        once deletions freed ``trim_bytes`` (see the class)."""
+        once deletions freed ``trim_bytes``, or as much as the store still holds (see the class)."""
         with self._guard:
             self._freed += self._drop(key)
-            trim = self._freed > 0 and self._freed >= self.trim_bytes
+            trim = self._freed > 0 and (self._freed >= self.trim_bytes or self._freed >= self._held)
             if trim:
                 self._freed = 0
         if trim:

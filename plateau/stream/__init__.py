@@ -41,7 +41,7 @@ the line window ``line_window`` lines, the n-gram multiset ``novelty_lookback`` 
 one block), the folded text 512 bytes, the dialogue detector 64 turns, the semantic layer 64 sentences and 4 batches. After
 a fire the buffers are released and :meth:`StreamGuard.feed` only counts characters.
 ``scripts/bench_stream.py`` measures the cost per chunk against hermes-agent's line-window
-guard (:class:`plateau.baselines.LineWindow`) in the same run.
+guard (``bench.baselines.LineWindow``, in the repository) in the same run.
 """
 
 from __future__ import annotations

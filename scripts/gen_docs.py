@@ -37,7 +37,9 @@ MODULES = [
     "plateau.integrations.pydantic_ai",
     "plateau.integrations.otel",
     "plateau.engine",
+    "plateau.record",
     "plateau.server",
+    "plateau.admission",
     "plateau.cli",
 ]
 

@@ -234,29 +234,29 @@ def test_concurrent_calls_beyond_the_cap_wait_then_are_resource_exhausted() -> N
 
 
 def test_large_calls_beyond_the_byte_budget_wait_while_small_ones_start() -> None:
-    """Calls holding more than 4 x max_message_bytes of requests wait their turn (a small call still starts at once), and
-    waiting calls holding that much more are refused as RESOURCE_EXHAUSTED."""
+    """Calls holding more than the work byte budget (2 x max_message_bytes) wait their turn (a small call still starts at
+    once), waiting calls may hold that much again, and a call beyond that is refused as RESOURCE_EXHAUSTED."""
     gated = GatedEmbedder()
     engine = Engine(Config(max_message_bytes=64 * 1024), gated)
-    big = "x " * 30_000  # 60 KB: four fill the 256 KiB budget, a fifth waits
+    big = "x " * 30_000  # 60 KB: two fill the 128 KiB work budget, a third waits
     with ServerThread(engine) as server, Client.remote(server.target) as client, ThreadPoolExecutor(10) as pool:
         service = server.running.service
+        assert service.admission.byte_budget == 2 * 64 * 1024
         calls = []
-        for i in range(4):
+        for i in range(2):
             calls.append(pool.submit(client.observe, f"big-{i}", Step(index=0, text=f"big {i}", tool="read", result=big)))
             assert gated.entered.acquire(timeout=30)
-        calls.append(pool.submit(client.observe, "big-4", Step(index=0, text="big 4", tool="read", result=big)))
+        calls.append(pool.submit(client.observe, "big-2", Step(index=0, text="big 2", tool="read", result=big)))
         _wait_until(lambda: service.admission.work.waiting == 1)
         calls.append(pool.submit(client.observe, "small", Step(index=0, text="small")))
-        assert gated.entered.acquire(timeout=30)  # the small call reached the embedder while the fifth big one waits
-        assert service.admission.work.waiting == 1 and service.admission.work.active == 5
-        for i in range(5, 8):  # waiting calls may hold the budget too: four wait, a fifth is refused
-            calls.append(pool.submit(client.observe, f"big-{i}", Step(index=0, text=f"big {i}", tool="read", result=big)))
-            _wait_until(lambda i=i: service.admission.work.waiting == i - 3)
-        with pytest.raises(LimitExceeded, match="calls"):
-            client.observe("big-8", Step(index=0, text="big 8", tool="read", result=big))
+        assert gated.entered.acquire(timeout=30)  # the small call reached the embedder while the third big one waits
+        assert service.admission.work.waiting == 1 and service.admission.work.active == 3
+        calls.append(pool.submit(client.observe, "big-3", Step(index=0, text="big 3", tool="read", result=big)))
+        _wait_until(lambda: service.admission.work.waiting == 2)  # two wait: 120 KB of the budget
+        with pytest.raises(LimitExceeded):
+            client.observe("big-4", Step(index=0, text="big 4", tool="read", result=big))
         gated.open.set()
-        assert sorted(f.result(timeout=30).run_id for f in calls) == sorted([f"big-{i}" for i in range(8)] + ["small"])
+        assert sorted(f.result(timeout=30).run_id for f in calls) == sorted([f"big-{i}" for i in range(4)] + ["small"])
 
 
 def test_delete_run_over_the_wire_and_in_process() -> None:
@@ -333,12 +333,15 @@ def test_a_full_disk_names_its_cause_and_turns_health_not_serving(small_disk: Pa
         health = health_pb2_grpc.HealthStub(ch)
         client.observe("r", Step(index=0, text="first"))
         _fill(small_disk / "filler")
+        failed_at = 1
         with pytest.raises(StoreUnavailable, match="disk is full") as info:
             for i in range(1, 50):  # the WAL may still have room for a few small steps
                 client.observe("r", Step(index=i, text=f"step {i}", tool="read", result="r" * 20_000))
+                failed_at = i + 1
         assert "cannot rollback" not in str(info.value)
-        failed_at = client.get_run("r").steps
         _wait_health(health, health_pb2.HealthCheckResponse.NOT_SERVING)
+        with pytest.raises(StoreUnavailable, match="out of service"):  # the breaker on the store is open: refused at once
+            client.get_run("r")
         os.remove(small_disk / "filler")
         _wait_health(health, health_pb2.HealthCheckResponse.SERVING)
         assert client.observe("r", Step(index=failed_at, text="after", tool="read", result="r" * 20_000)).step_index == failed_at

@@ -358,9 +358,17 @@ class Engine:
     def _predecessor_in_flight(gate: _Gate, seen: int, index: int) -> bool:
         return any(seen <= i < index for i in gate.inflight)
 
-    def _predecessor_elsewhere(self, key: RunKey, seen: int, index: int) -> bool:
-        """Whether another process sharing the store judges a step in ``[seen, index)``."""
-        return index > seen and any(seen <= i < index for i in self.store.inflight(key))
+    def _elsewhere(self, key: RunKey, index: int) -> tuple[RunRecord | None, bool]:
+        """The run's record, and whether another process sharing the store judges a step
+        between the record's end and ``index``.
+
+        The steps in flight are read *before* the record: a predecessor that lands between
+        the two reads is then in the record, never missed by both (which would read as a gap).
+        """
+        busy = self.store.inflight(key)
+        record = self.store.get(key)
+        seen = 0 if record is None else len(record.fingerprints)
+        return record, index > seen and any(seen <= i < index for i in busy)
 
     # ----------------------------------------------------------------- embedding
     def embed_inputs(self, step: Step) -> tuple[str | None, str | None]:
@@ -480,7 +488,9 @@ class Engine:
                 with gate.cond:
                     record = self.store.get(key)
                     seen = 0 if record is None else len(record.fingerprints)
-                    ahead_ok = self._predecessor_in_flight(gate, seen, step.index) or self._predecessor_elsewhere(key, seen, step.index)
+                    ahead_ok = self._predecessor_in_flight(gate, seen, step.index)
+                    if not ahead_ok and step.index > seen:
+                        record, ahead_ok = self._elsewhere(key, step.index)
                     stored = self._check_place(record, run_id, step, fingerprint, context, ahead_ok=ahead_ok, key=key)
                     if record is None and step.index == 0:
                         self._check_tenant_room(tenant)
@@ -499,9 +509,11 @@ class Engine:
                                 break
                             if self._predecessor_in_flight(gate, seen, step.index):
                                 gate.cond.wait(remaining)
-                            elif self._predecessor_elsewhere(key, seen, step.index):
+                                continue
+                            record, elsewhere = self._elsewhere(key, step.index)
+                            if elsewhere:
                                 gate.cond.wait(min(remaining, _REMOTE_POLL_SECONDS))
-                            else:
+                            elif record is None or len(record.fingerprints) == seen:
                                 break
                         stored = self._check_place(record, run_id, step, fingerprint, context, key=key)
                         if stored is not None:

@@ -404,6 +404,7 @@ nofire(26, "linter-output", "https://github.com/open-gsd/gsd-core/issues/2462", 
 
 # 27 calendar (real program output)
 cal = src("calendar-2026-q1.txt")
+cal = cal.rstrip("\n")
 cal = cal[:cal.rindex("\n") + 1]
 nofire(27, "calendar-output", "python3 -c 'import calendar; print(calendar.TextCalendar().formatyear(2026, m=3))' (real output, first 1,400 characters, cut at a line end)",
        cal, "Real program output: rows of day numbers and weekday headers repeated per month.",

@@ -7,9 +7,6 @@ import ast
 import dataclasses
 import json
 import re
-from pathlib import Path
-
-import numpy as np
 
 from plateau.analysis import RunAnalysis
 from plateau.analysis.detector import Detector, Finding, Rule
@@ -20,22 +17,10 @@ from plateau.engine import Engine
 from plateau.fuse import evidence_of
 from plateau.store import codec
 from plateau.types import Step
+from tests.support.embedders import HashModel as _Hash
+from tests.support.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-class _Hash:
-    """A deterministic stand-in model (unit vectors from a text hash) for structure-only tests."""
-
-    name = "hash"
-
-    def encode(self, texts):  # type: ignore[no-untyped-def]
-        out = []
-        for text in texts:
-            rng = np.random.default_rng(abs(hash(text)) % 2**32)
-            v = rng.normal(size=16).astype(np.float32)
-            out.append(v / np.linalg.norm(v))
-        return np.stack(out)
+ROOT = REPO
 
 
 def test_every_detector_declares_its_name_rules_and_thresholds() -> None:

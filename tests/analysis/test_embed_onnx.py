@@ -18,8 +18,8 @@ from plateau.engine import Engine
 from plateau.errors import InvalidArgument, ModelUnavailable
 from plateau.replay import load_runs
 from plateau.types import Step
-
-from .conftest import EXAMPLES, ROOT
+from tests.support.paths import EXAMPLES
+from tests.support.paths import REPO as ROOT
 
 pytest.importorskip("onnxruntime")
 pytestmark = pytest.mark.model

@@ -10,8 +10,7 @@ from plateau.engine import Engine
 from plateau.errors import ModelUnavailable
 from plateau.replay import load_runs
 from plateau.types import Step
-
-from .conftest import EXAMPLES
+from tests.support.paths import EXAMPLES
 
 pytestmark = pytest.mark.model
 

@@ -17,8 +17,9 @@ import pytest
 
 from bench.evalrun import plateau_stream_fire
 from bench.evaluate import score_stream_case
+from tests.support.paths import REPO
 
-CASES = sorted((Path(__file__).resolve().parents[1] / "evals" / "stream").glob("*.json"))
+CASES = sorted((REPO / "evals" / "stream").glob("*.json"))
 SEMANTIC_ONLY = {"E21-real-text-loop-with-substitutions", "E31-ill-do-it-chant", "E40-recheck-loop"}
 
 

@@ -22,7 +22,7 @@ from plateau.engine import Engine
 from plateau.fuse import STEER_LEVEL, count_score, evidence_of
 from plateau.signals.progress import ProgressSignals, failure_count, is_mutation, is_transient, is_wait, is_waiting
 from plateau.types import Step
-from tests.conftest import shared_path
+from tests.support.paths import shared_path
 
 NAMES = [f"{a}{b}{c}" for a in ("kor", "vel", "san", "mip", "tor", "bal") for b in ("an", "et", "ol", "ur") for c in ("ix", "da", "mo")]
 
@@ -439,6 +439,7 @@ def test_a_run_whose_every_step_brings_new_facts_never_trips(seed: int, n: int, 
 
 @pytest.mark.model
 @pytest.mark.timeout(1800)
+@pytest.mark.shared("data", "real-runs")
 def test_real_runs_that_finished_or_succeeded_are_never_tripped(real_cached) -> None:  # type: ignore[no-untyped-def]
     """The 23 finished SWE-bench runs, the 53 successful tau-bench runs and the 100 resolved
     SWE-bench Verified runs in mini-swe-agent 1.15's text format in ``../shared/data/real-runs``:

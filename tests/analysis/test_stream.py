@@ -32,8 +32,8 @@ from plateau.stream.block import Splitter, Tail
 from plateau.stream.novelty import NoveltyDetector
 from plateau.stream.period import PeriodDetector
 from plateau.stream.result import Fire
+from tests.support.paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 STREAM_CASES = SHARED / "benchmark" / "stream"
 CFG = StreamGuardConfig()
 
@@ -896,6 +896,7 @@ def _stream_cases() -> list[Path]:
 
 
 @pytest.mark.parametrize("path", _stream_cases() or [None], ids=lambda p: p.stem if p else "absent")
+@pytest.mark.shared("benchmark", "stream")
 def test_labelled_stream_cases(path: Path | None) -> None:
     """Every labelled stream case fires inside its chunk window, or never for a no-fire case."""
     if path is None:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from plateau.stream import GuardResult, StreamGuard, StreamGuardConfig
 from plateau.stream.fold import fold
-from tests.test_stream_kinds import block_chunk, chunk_of, seeded
+from tests.support.streams import block_chunk, chunk_of, seeded
 
 CFG = StreamGuardConfig()
 B = CFG.block

@@ -15,6 +15,7 @@ import pytest
 
 from plateau.guard import ChannelGuards
 from plateau.stream import GuardResult, RequestContext, StreamGuard, StreamGuardConfig
+from tests.support.streams import block_chunk, chunk_of, seeded
 
 CFG = StreamGuardConfig()
 B = CFG.block
@@ -23,31 +24,6 @@ B = CFG.block
 def fixed(text: str, size: int) -> list[str]:
     """``text`` in chunks of ``size`` characters."""
     return [text[i : i + size] for i in range(0, len(text), size)]
-
-
-def seeded(text: str, seed: int, low: int = 1, high: int = 9) -> list[str]:
-    """``text`` in seeded chunks of ``low``..``high`` characters."""
-    rng = random.Random(seed)
-    out, i = [], 0
-    while i < len(text):
-        n = rng.randint(low, high)
-        out.append(text[i : i + n])
-        i += n
-    return out
-
-
-def chunk_of(chunks: list[str], offset: int) -> int:
-    end = 0
-    for i, c in enumerate(chunks):
-        end += len(c)
-        if offset < end:
-            return i
-    raise AssertionError(f"offset {offset} beyond the stream")
-
-
-def block_chunk(chunks: list[str], offset: int) -> int:
-    """The chunk that completes the block holding the character at ``offset``."""
-    return chunk_of(chunks, (offset // B + 1) * B - 1)
 
 
 def first_fire(chunks: list[str], channel: str = "content", **kw: object) -> GuardResult:

@@ -8,7 +8,6 @@ import pickle
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -29,8 +28,9 @@ from plateau.signals.textual import (
     split_sentences,
     tokenize,
 )
+from tests.support.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 
 # A step that states an observation and a plan, as agents do.
 PARAGRAPH = (

@@ -22,7 +22,7 @@ from plateau.signals.information import InformationTracker
 from plateau.signals.progress import ProgressSignals
 from plateau.signals.semantic import SemanticSignals
 from plateau.types import Action, Step
-from tests.conftest import shared_path
+from tests.support.paths import shared_path
 
 WORDS = [f"{a}{b}" for a in ("kal", "mor", "ten", "vir", "sap", "dul", "ferg", "hob") for b in ("ax", "en", "ist", "or", "ume", "ipp")]
 
@@ -257,6 +257,7 @@ def test_a_thank_you_followed_by_new_work_is_not_a_loop(real_engine: Engine) -> 
 
 @pytest.mark.model
 @pytest.mark.parametrize("case", ["L-A03-billing-merge-importerror", "T20-autogen-gratitude-loop"])
+@pytest.mark.shared("benchmark", "steps")
 def test_labelled_cases_of_these_kinds_trip_in_their_window(real_engine: Engine, case: str) -> None:
     """The labelled thrash and gratitude-loop cases: tripped, and never at a step that forbids it."""
     from bench.evaluate import load_cases, score_steps_case

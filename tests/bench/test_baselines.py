@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,8 +34,9 @@ from bench.evaluate import (
     summarize_steps,
     summarize_stream,
 )
+from tests.support.paths import SHARED
 
-BENCHMARK = Path(__file__).resolve().parents[2] / "shared" / "benchmark"
+BENCHMARK = SHARED / "benchmark"
 
 
 # ---------------------------------------------------------------------------------------
@@ -372,6 +372,7 @@ def test_line_window_never_fires_below_min_total_chars() -> None:
 # ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.shared("benchmark")
 def test_every_baseline_runs_over_the_shared_benchmark() -> None:
     """Every baseline runs over every case in shared/benchmark and is scored without error."""
     if not BENCHMARK.is_dir():

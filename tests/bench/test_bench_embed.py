@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from .conftest import ROOT
+from tests.support.paths import REPO as ROOT
 
 SCRIPT = ROOT / "scripts" / "bench_embed.py"
 

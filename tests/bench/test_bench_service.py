@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from .conftest import ROOT
+from tests.support.paths import REPO as ROOT
 
 SCRIPT = ROOT / "scripts" / "bench_service.py"
 

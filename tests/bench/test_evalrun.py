@@ -14,30 +14,8 @@ from bench import evalrun
 from bench.evaluate import load_cases
 from plateau.cli import main
 from plateau.embed import HashingEmbedder
-
-from .conftest import shared_path
-
-STUCK_PER_STEP = ["continue", "continue", "continue|steer|trip", "steer|trip", "steer|trip", "trip"]
-
-
-def stuck_case(cid: str = "stuck-retry") -> dict[str, Any]:
-    """The same failing call six times in a row: every rule that counts repeats must trip."""
-    step = {"text": "Running the migration again.", "tool": "shell", "args": {"cmd": "make migrate"},
-            "result": "ERROR: relation \"orders\" does not exist", "status": "error"}
-    return {"id": cid, "level": "steps", "kind": "retry", "input": [dict(step) for _ in STUCK_PER_STEP],
-            "expected": {"final": "trip", "per_step": list(STUCK_PER_STEP)}}
-
-
-def productive_case(cid: str = "productive-batch") -> dict[str, Any]:
-    """Eight distinct steps over distinct files with distinct results: nothing may trip."""
-    topics = ["parser", "scheduler", "billing", "geocoder", "exporter", "mailer", "indexer", "auditor"]
-    steps = [
-        {"text": f"Reading the {t} module to see how it handles retries and errors ({i}).", "tool": "read_file",
-         "args": {"path": f"src/{t}.py"}, "result": f"def {t}_main():\n    return {i * 17 + 3}\n# {t} owns {i} queues"}
-        for i, t in enumerate(topics)
-    ]
-    return {"id": cid, "level": "steps", "kind": "batch", "input": steps,
-            "expected": {"final": "continue", "per_step": ["continue"] * len(steps)}}
+from tests.support.cases import STUCK_PER_STEP, productive_case, stuck_case
+from tests.support.paths import REPO, shared_path
 
 
 def loop_stream(cid: str = "stream-loop") -> dict[str, Any]:
@@ -245,7 +223,7 @@ def test_python_m_bench_eval_runs_the_evaluator(tmp_path: Path) -> None:
     import sys
 
     folder = write_cases(tmp_path / "cases", all_cases())
-    root = Path(__file__).resolve().parents[1]
+    root = REPO
     done = subprocess.run([sys.executable, "-m", "bench", "eval", str(folder), "--detector", "exact-args", "--json"], cwd=root,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -263,7 +241,7 @@ def test_plateau_eval_finds_bench_beside_the_imported_package(tmp_path: Path) ->
     import subprocess
     import sys
 
-    root = Path(__file__).resolve().parents[1]
+    root = REPO
     shim = tmp_path / "path"
     shim.mkdir()
     (shim / "plateau").symlink_to(root / "plateau")  # plateau importable, bench not on the path
@@ -326,6 +304,7 @@ def test_cli_plot_writes_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str
 # ------------------------------------------------------------------------------ the team benchmark
 
 
+@pytest.mark.shared("benchmark")
 def test_every_detector_runs_on_the_whole_benchmark() -> None:
     """On ../shared/benchmark (hashing embedder: plumbing only), every detector scores every case of its levels."""
     cases = load_cases([shared_path("benchmark")])
@@ -339,6 +318,7 @@ def test_every_detector_runs_on_the_whole_benchmark() -> None:
 
 
 @pytest.mark.model
+@pytest.mark.shared("benchmark", "steps")
 def test_compare_on_the_real_model(real_cached) -> None:  # type: ignore[no-untyped-def]
     """With the real model, Plateau detects a real retry loop, spares a productive control, and the
     seed-baseline runs on the same embeddings."""

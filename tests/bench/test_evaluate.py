@@ -25,6 +25,7 @@ from bench.evaluate import (
     summarize_steps,
     summarize_stream,
 )
+from tests.support.paths import REPO
 
 # ---------------------------------------------------------------------------------------
 # helpers
@@ -388,5 +389,5 @@ def test_importing_evaluate_and_baselines_loads_neither_torch_nor_grpc() -> None
         "bad = [m for m in ('torch', 'grpc', 'sentence_transformers') if m in sys.modules]; "
         "assert not bad, bad"
     )
-    root = Path(__file__).resolve().parents[1]
+    root = REPO
     subprocess.run([sys.executable, "-c", code], check=True, cwd=root)

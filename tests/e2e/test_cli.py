@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from plateau.cli import main
-
-from .conftest import EXAMPLES, ROOT, shared_path
+from tests.support.paths import EXAMPLES, shared_path
+from tests.support.paths import REPO as ROOT
 
 pytestmark = pytest.mark.model
 
@@ -45,6 +45,7 @@ def test_replay_jsonl_prints_only_json_lines_with_the_required_keys(real_model, 
     assert "trip" not in cases["example-productive-rollout-poller"]
 
 
+@pytest.mark.shared("data", "trajectories")
 def test_real_trajectories_are_not_tripped(real_model, capsys) -> None:  # type: ignore[no-untyped-def]
     """On the real SWE-agent runs: marshmallow gets continue on every step; pydicom is never tripped."""
     folder = shared_path("data", "trajectories")

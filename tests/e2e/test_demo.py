@@ -35,8 +35,8 @@ from demo.harness import (
 from plateau.client import Client
 from plateau.integrations import STEER_PREFIX
 from plateau.replay import Run, load_runs
-
-from .conftest import EXAMPLES, ROOT, SHARED
+from tests.support.paths import EXAMPLES, SHARED
+from tests.support.paths import REPO as ROOT
 
 DEMO = ROOT / "demo"
 RUN_SH = DEMO / "run.sh"

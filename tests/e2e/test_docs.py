@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO
+
+ROOT = REPO
 
 
 def test_api_reference_builds_with_a_page_per_module(tmp_path: Path) -> None:

@@ -20,8 +20,8 @@ from plateau.cli import ServerThread
 from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
 from plateau.replay import load_runs, load_streams, step_tokens
-
-from .conftest import EXAMPLES, ROOT
+from tests.support.paths import EXAMPLES
+from tests.support.paths import REPO as ROOT
 
 DEMO_STREAMS = ROOT / "demo" / "streams"
 

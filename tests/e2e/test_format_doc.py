@@ -13,8 +13,7 @@ import pytest
 from plateau import Client
 from plateau.replay import load_runs, replay_run
 from plateau.types import STEP_FIELDS
-
-from .conftest import ROOT
+from tests.support.paths import REPO as ROOT
 
 DOC = (ROOT / "docs" / "format.md").read_text(encoding="utf-8")
 

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO
+
+ROOT = REPO
 EXAMPLES = ROOT / "examples" / "integrations"
 
 #: example file → the module it needs (skipped when that SDK is not installed)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import importlib.util
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+
+from tests.support.paths import REPO
 
 pytest.importorskip("langgraph")
 
@@ -20,7 +21,7 @@ from plateau.engine import Engine  # noqa: E402
 from plateau.integrations import STEER_PREFIX, RunTripped  # noqa: E402
 from plateau.integrations.langgraph import PlateauNode  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 
 
 def _example() -> ModuleType:

@@ -6,7 +6,6 @@ import asyncio
 import importlib.util
 import json
 import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -15,8 +14,9 @@ from plateau import AsyncClient, Client
 from plateau.engine import Engine
 from plateau.integrations import STEER_PREFIX, RunTripped
 from plateau.integrations.openai import AsyncChatRun, ChatRun, anthropic_to_openai, steps_from_chat
+from tests.support.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 
 OPENAI_PARALLEL = [
     {"role": "system", "content": "be brief"},

@@ -7,11 +7,12 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+
+from tests.support.paths import REPO
 
 pytest.importorskip("agents")
 
@@ -23,7 +24,7 @@ from plateau.engine import Engine  # noqa: E402
 from plateau.integrations import STEER_PREFIX, RunTripped  # noqa: E402
 from plateau.integrations.openai_agents import TOOL_GUARDRAIL, PlateauRunHooks  # noqa: E402
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "integrations"
+EXAMPLES = REPO / "examples" / "integrations"
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.paths import REPO
 
 pytest.importorskip("opentelemetry.sdk")
 
@@ -26,7 +27,7 @@ from plateau.engine import Engine  # noqa: E402
 from plateau.integrations import otel_server_interceptors  # noqa: E402
 from plateau.integrations.otel import ACTION, REASONS, SCORE, Telemetry, instrument, server_interceptors  # noqa: E402
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "integrations"
+EXAMPLES = REPO / "examples" / "integrations"
 
 
 @pytest.fixture()

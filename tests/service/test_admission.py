@@ -26,8 +26,9 @@ from plateau.server import start_server
 from plateau.store.sqlite import SqliteStore
 from plateau.types import Step
 from plateau.v1 import plateau_pb2 as pb
-from tests.test_concurrency import GatedEmbedder
-from tests.test_hostile_server import _wait_health, _wait_until
+from tests.support.embedders import GatedEmbedder
+from tests.support.waiting import wait_health as _wait_health
+from tests.support.waiting import wait_until as _wait_until
 
 TOKEN_A = "tok-alpha-0123456789abcdef"
 TOKEN_B = "tok-beta-0123456789abcdef"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
 from plateau.errors import InvalidArgument, PlateauError, RunNotFound, ServiceUnavailable, Unauthenticated
 from plateau.types import Step
+from tests.support.paths import REPO
 
 TOKEN_A = "tok-a-0123456789abcdef"
 TOKEN_B = "tok-b-0123456789abcdef"
@@ -90,27 +90,6 @@ def test_one_tenant_cannot_see_or_touch_another_tenants_run(auth_server: str) ->
 
 
 # ------------------------------------------------------------------------------ TLS
-def _openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A test CA, a server certificate for localhost/127.0.0.1 and a client certificate (openssl CLI)."""
-    if shutil.which("openssl") is None:
-        pytest.skip("the openssl command is not installed (needed to generate test certificates)")
-    d = tmp_path_factory.mktemp("certs")
-    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    _openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=plateau-test-ca", cwd=d)
-    (d / "server.ext").write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
-    (d / "client.ext").write_text("extendedKeyUsage=clientAuth\n")
-    for name in ("server", "client"):
-        _openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN=plateau-test-{name}", cwd=d)
-        _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                 "-out", f"{name}.pem", "-days", "2", "-extfile", f"{name}.ext", cwd=d)
-    return d
-
-
 def test_tls_server_and_client(certs: Path) -> None:
     """Over TLS a client trusting the test CA works; a plaintext client cannot talk to the TLS port."""
     tls = ServerTls.from_files(certs / "server.pem", certs / "server.key")
@@ -145,10 +124,9 @@ def test_the_demo_agent_reaches_a_server_that_requires_a_token(auth_server: str,
     """``python -m demo.harness --remote … --token …`` plays the examples against a server with
     auth (without the token every call would be UNAUTHENTICATED); ``$PLATEAU_TOKEN`` works too."""
     import os
-    import subprocess
     import sys
 
-    root = Path(__file__).resolve().parents[1]
+    root = REPO
     base = [sys.executable, "-m", "demo.harness", "--remote", auth_server, str(root / "examples" / "example-stuck-failing-patch.json")]
     env = dict(os.environ, PYTHONPATH=str(root))
     env.pop("PLATEAU_TOKEN", None)

@@ -21,8 +21,9 @@ import pytest
 from plateau import cli
 from plateau.client import DEFAULT_PORT, with_port
 from plateau.errors import InvalidArgument
+from tests.support.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 TOKEN = "cli-remote-test-token-0123456789"
 STEPS_IN_EXAMPLES = sum(len(json.loads(p.read_text(encoding="utf-8"))["input"]) for p in (ROOT / "examples").glob("*.json"))
 

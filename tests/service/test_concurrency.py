@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from plateau.cli import ServerThread
@@ -19,21 +17,7 @@ from plateau.engine import Engine
 from plateau.errors import StepConflict
 from plateau.store.sqlite import SqliteStore
 from plateau.types import Step
-
-
-class GatedEmbedder:
-    """The hashing embedder behind a gate: ``encode`` blocks until the test opens it."""
-
-    def __init__(self) -> None:
-        self.inner = HashingEmbedder()
-        self.name = "gated"
-        self.open = threading.Event()
-        self.entered = threading.Semaphore(0)
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        self.entered.release()
-        assert self.open.wait(30), "the test never opened the gate"
-        return self.inner.encode(texts)
+from tests.support.embedders import GatedEmbedder
 
 
 def _steps(n: int) -> list[Step]:

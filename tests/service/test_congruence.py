@@ -10,8 +10,7 @@ from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
 from plateau.errors import PlateauError
 from plateau.replay import load_runs
-
-from .conftest import EXAMPLES, SHARED
+from tests.support.paths import EXAMPLES, SHARED
 
 
 def _runs():  # type: ignore[no-untyped-def]

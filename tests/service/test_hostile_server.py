@@ -29,9 +29,12 @@ from plateau.errors import LimitExceeded, PlateauError, RunNotFound, StoreUnavai
 from plateau.store.sqlite import SqliteStore
 from plateau.types import Step
 from plateau.v1 import plateau_pb2 as pb
-from tests.test_concurrency import GatedEmbedder
+from tests.support.embedders import GatedEmbedder
+from tests.support.paths import REPO
+from tests.support.waiting import wait_health as _wait_health
+from tests.support.waiting import wait_until as _wait_until
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 
 
 class HealthProbe:
@@ -208,14 +211,6 @@ def test_a_client_that_never_reads_loses_its_stream_slot() -> None:
         stalled.close()
 
 
-def _wait_until(cond: Any) -> None:
-    for _ in range(3000):
-        if cond():
-            return
-        time.sleep(0.01)
-    raise AssertionError("condition never met")
-
-
 def test_concurrent_calls_beyond_the_cap_wait_then_are_resource_exhausted() -> None:
     """With max_concurrent_rpcs=1 one step is worked on, four wait their turn and a sixth is RESOURCE_EXHAUSTED at once."""
     gated = GatedEmbedder()
@@ -312,18 +307,6 @@ def _fill(path: Path) -> None:
                 f.flush()
         except OSError:
             pass
-
-
-def _health(stub: Any) -> int:
-    return stub.Check(health_pb2.HealthCheckRequest(service="plateau.v1.Plateau"), timeout=10).status  # type: ignore[no-any-return]
-
-
-def _wait_health(stub: Any, status: int) -> None:
-    for _ in range(300):
-        if _health(stub) == status:
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"health never became {status}")
 
 
 def test_a_full_disk_names_its_cause_and_turns_health_not_serving(small_disk: Path) -> None:

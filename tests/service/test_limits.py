@@ -15,7 +15,7 @@ from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
 from plateau.errors import InvalidArgument, LimitExceeded, PlateauError
 from plateau.types import Step
-from tests.test_concurrency import GatedEmbedder
+from tests.support.embedders import GatedEmbedder
 
 
 def _step(i: int) -> Step:

@@ -17,7 +17,7 @@ from plateau.engine import Engine
 from plateau.errors import StepConflict
 from plateau.logs import JsonFormatter
 from plateau.types import Step
-from tests.conftest import ROOT
+from tests.support.paths import REPO as ROOT
 
 
 def test_small_load_test_loses_nothing_across_a_kill_and_restart() -> None:

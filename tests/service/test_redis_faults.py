@@ -22,9 +22,9 @@ from plateau.store import open_store
 from plateau.store.redis_store import RedisStore
 from plateau.types import Step
 from tests.support.redis_proc import RedisProcess, redis_server_binary
-
-from .test_store import _run
-from .test_store_faults import _big, _record
+from tests.support.runs import big_step as _big
+from tests.support.runs import looping_run as _run
+from tests.support.runs import run_record as _record
 
 pytestmark = [
     pytest.mark.skipif(redis_server_binary() is None, reason="redis-server is not installed (.ci/run installs it)"),
@@ -299,8 +299,7 @@ def test_while_redis_is_paused_calls_are_answered_at_once_and_a_fail_open_client
 
     from plateau.errors import PlateauError
     from plateau.failure import UNAVAILABLE_REASON
-
-    from .test_redis_store import _counting
+    from tests.support.runs import applied_verdicts as _counting
 
     with RedisProcess() as redis_proc:
         store = RedisStore(redis_proc.url, timeout=60.0)

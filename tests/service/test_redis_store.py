@@ -23,10 +23,10 @@ from plateau.store.base import StaleRecord
 from plateau.store.redis_store import RedisStore
 from plateau.store.sqlite import SqliteStore
 from plateau.types import Step, Verdict
+from tests.support.paths import EXAMPLES
 from tests.support.redis_proc import RedisProcess, redis_server_binary
-
-from .conftest import EXAMPLES
-from .test_store import _run
+from tests.support.runs import applied_verdicts as _counting
+from tests.support.runs import looping_run as _run
 
 pytestmark = [
     pytest.mark.skipif(redis_server_binary() is None, reason="redis-server is not installed (.ci/run installs it)"),
@@ -53,12 +53,6 @@ def url(redis_server: RedisProcess) -> str:
 
 def _replica(url: str, embedder: object = None, config: Config | None = None) -> Engine:
     return Engine(config, embedder or HashingEmbedder(), store=RedisStore(url))  # type: ignore[arg-type]
-
-
-def _counting(engine: Engine) -> list[Verdict]:
-    applied: list[Verdict] = []
-    engine.listeners.append(lambda tenant, verdict: applied.append(verdict))
-    return applied
 
 
 def test_concurrent_steps_of_one_run_through_two_replicas_apply_once_in_order(url: str) -> None:

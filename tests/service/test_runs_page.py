@@ -24,11 +24,9 @@ import pytest
 from plateau.cli import build_parser
 from plateau.client import Client
 from plateau.replay import load_runs, replay_run
+from tests.support.paths import EXAMPLES, REPO
 
-from .conftest import EXAMPLES
-from .test_auth import certs  # noqa: F401 - the fixture (a test CA and certificates)
-
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 TOKEN_A = "tok-a-0123456789abcdef"
 TOKEN_B = "tok-b-0123456789abcdef"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -18,19 +18,7 @@ from plateau.errors import InvalidArgument, RunNotFound, StepConflict, StoreUnav
 from plateau.store import MemoryStore, open_store
 from plateau.store.sqlite import ANALYSIS_FORMAT, SqliteStore
 from plateau.types import Action, Step
-
-
-def _run(n: int, seed: int = 0) -> list[Step]:
-    """A run that works for a while, then loops on a failing call (so the breaker moves)."""
-    out = []
-    for i in range(n):
-        if i < n // 2:
-            out.append(Step(index=i, text=f"Reading module {(i * 37 + seed) % 101} to see what it exports and why.",
-                            tool="read_file", args={"path": f"m{i}.py"}, result=f"def f{i}(): return {i * seed}"))
-        else:
-            out.append(Step(index=i, text=["Retrying the patch.", "Once more.", "Again, carefully."][i % 3],
-                            tool="apply", args={"p": "x"}, result="Error: patch does not apply"))
-    return out
+from tests.support.runs import looping_run as _run
 
 
 def _engine(path: Path, clock: object = None) -> Engine:

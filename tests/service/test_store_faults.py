@@ -24,8 +24,10 @@ from plateau.record import RunRecord
 from plateau.store.memory import MemoryStore
 from plateau.store.sqlite import SqliteStore
 from plateau.types import Step
-
-from .test_store import _run
+from tests.support.paths import REPO
+from tests.support.runs import big_step as _big
+from tests.support.runs import looping_run as _run
+from tests.support.runs import run_record as _record
 
 
 def _engine(store: object, config: Config | None = None) -> Engine:
@@ -131,13 +133,6 @@ def test_a_hard_link_or_a_deleted_lock_file_cannot_open_a_second_server(tmp_path
     second.close()
 
 
-def _record(run_id: str, tenant: str = "", ended: bool = False, at: float = 1.0) -> RunRecord:
-    from plateau.analysis import RunAnalysis
-
-    return RunRecord(run_id=run_id, context=None, analysis=RunAnalysis(Config()), tenant=tenant, created=at, updated=at,
-                     ended=ended, ended_at=at if ended else None)
-
-
 # ---------------------------------------------------------------- item 10: a corrupt file
 def _filled(path: Path, runs: int = 40) -> None:
     engine = _engine(SqliteStore(path))
@@ -193,12 +188,6 @@ def test_corruption_found_while_serving_stops_the_store_and_is_never_called_retr
 
 
 # ---------------------------------------------------------------- item 11: a byte limit on a run's state
-def _big(i: int, size: int) -> Step:
-    blob = "".join(f"{i}-{k:06d} " for k in range(size // 9))
-    return Step(index=i, text=f"Writing part {i} of the dataset.", tool="write_file", args={"path": f"p{i}", "body": blob},
-                result="ok")
-
-
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
 def test_a_run_state_over_its_byte_limit_is_refused_before_anything_is_written(tmp_path: Path, kind: str) -> None:
     """Steps with large arguments grow the run's state; the step that would pass max_run_state_bytes is
@@ -298,7 +287,7 @@ import gc, json
 from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
 from plateau.store.memory import MemoryStore
-from tests.test_store import _run
+from tests.support.runs import looping_run as _run
 
 def rss():
     with open("/proc/self/statm") as f:
@@ -330,7 +319,7 @@ def test_deleting_runs_gives_memory_back_to_the_operating_system() -> None:
     import subprocess
     import sys
 
-    root = Path(__file__).resolve().parents[1]
+    root = REPO
     out = subprocess.run([sys.executable, "-c", _RSS_SCRIPT], capture_output=True, text=True, cwd=root, timeout=600,
                          env={**os.environ, "PYTHONPATH": str(root)}, check=True)
     m = json.loads(out.stdout.strip().splitlines()[-1])

@@ -10,7 +10,7 @@ import pytest
 
 from plateau.chat import context_of, steps_from_messages
 from plateau.replay import load_runs
-from tests.conftest import shared_path
+from tests.support.paths import shared_path
 
 MESSAGES = [
     {"role": "system", "content": "You are an airline agent."},
@@ -85,6 +85,7 @@ def test_a_folder_mixes_cases_run_lists_and_trajectories_and_skips_other_json(tm
         load_runs([tmp_path / "preds.json"])
 
 
+@pytest.mark.shared("data", "real-runs")
 def test_the_real_runs_load_where_they_lie() -> None:
     """All 263 runs of ``../shared/data/real-runs`` load: 100 tau-bench runs, 23 mini-swe-agent runs,
     140 mini-swe-agent 1.15 runs in its text format (100 resolved), read as calls."""

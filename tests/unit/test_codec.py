@@ -14,8 +14,7 @@ from plateau.engine import Engine
 from plateau.replay import load_runs
 from plateau.store import codec
 from plateau.types import Action, Step
-
-from .conftest import EXAMPLES
+from tests.support.paths import EXAMPLES
 
 
 def _varied_run(n: int) -> list[Step]:

@@ -112,7 +112,7 @@ def test_a_format_rejection_is_the_failed_attempt_bounded_like_waiting() -> None
     from plateau.engine import Engine
     from plateau.envelope import is_format_rejection
     from plateau.types import Action
-    from tests.test_detector_contract import _Hash
+    from tests.support.embedders import HashModel as _Hash
 
     reply = "Please always provide EXACTLY ONE action in triple backticks, found {n} actions."
     assert is_format_rejection(reply.format(n=2)) and not is_format_rejection("<returncode>0</returncode>\n<output>\nok\n</output>")

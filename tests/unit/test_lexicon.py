@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from plateau import lexicon
+from tests.support.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 
 
 def _overlap_script():  # type: ignore[no-untyped-def]

@@ -11,9 +11,8 @@ import pytest
 
 from bench import evalrun
 from plateau.plot import outcome_text, plot_trace, save_plot
-
-from .conftest import ROOT
-from .test_evalrun import productive_case, stuck_case
+from tests.support.cases import productive_case, stuck_case
+from tests.support.paths import REPO as ROOT
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -122,7 +121,7 @@ def test_plotting_never_imports_pyplot() -> None:
         "import sys, tempfile, os\n"
         "from plateau.embed import HashingEmbedder\nfrom plateau.engine import Engine\n"
         "from bench.evalrun import trace_steps_case\nfrom plateau.plot import save_plot\n"
-        "from tests.test_evalrun import stuck_case\n"
+        "from tests.support.cases import stuck_case\n"
         "t = trace_steps_case(Engine(embedder=HashingEmbedder()), stuck_case())\n"
         "save_plot(t, os.path.join(tempfile.mkdtemp(), 'x.png'))\n"
         "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot imported'\n"

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO
+
+ROOT = REPO
 
 
 def test_generated_code_matches_the_proto(tmp_path: Path) -> None:

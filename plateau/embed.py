@@ -19,7 +19,7 @@ An :class:`Embedder` maps texts to L2-normalised vectors: ``encode(list[str])`` 
   of requests as large as the last batch is expected (an adaptive window, bounded in time).
   Batch composition perturbs MiniLM's outputs in the last bits (~1e-7); the engine rounds every
   similarity to 4 decimals before deciding, which makes verdicts robust to it
-  (``tests/test_embed_real.py`` checks batched and unbatched replays agree).
+  (``tests/analysis/test_embed_real.py`` checks batched and unbatched replays agree).
 
 No network is ever reached: ``HF_HUB_OFFLINE=1`` is set before sentence-transformers is
 imported, and the model must be a local folder.

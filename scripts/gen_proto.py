@@ -1,6 +1,6 @@
 """Regenerate the committed gRPC code under ``plateau/v1/`` from ``proto/plateau/v1/*.proto``.
 
-Usage: ``python scripts/gen_proto.py`` (needs ``grpcio-tools``). ``tests/test_proto_drift.py``
+Usage: ``python scripts/gen_proto.py`` (needs ``grpcio-tools``). ``tests/unit/test_proto_drift.py``
 runs the same generation into a temporary folder and fails when the committed files differ.
 """
 

@@ -1,26 +1,44 @@
-"""Shared fixtures: engines with the test embedder or the real model, a live gRPC server."""
+"""Shared fixtures (engines with the test embedder or the real model, a live gRPC server) and the
+``shared`` marker: a test that needs ``../shared`` is skipped when it is absent and the run's
+summary says how many were, and which (never silently)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
+from tests.support.paths import SHARED_SKIP, shared_path
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-EXAMPLES = ROOT / "examples"
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a test marked ``shared(*parts)`` when ``../shared/<parts>`` is absent (before its fixtures load a model)."""
+    for mark in item.iter_markers("shared"):
+        shared_path(*mark.args)
 
 
-def shared_path(*parts: str) -> Path:
-    """A path under ``../shared``; skips the test (with the reason) when it is absent."""
-    path = SHARED.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"{path} is absent (../shared holds the team's benchmark and data; a user's clone has none)")
-    return path
+def skipped_for_shared(reports: list[pytest.TestReport]) -> list[str]:
+    """The node ids of the skipped ``reports`` whose reason opens with :data:`SHARED_SKIP`, in order, once each."""
+    found: dict[str, None] = {}
+    for report in reports:
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        if reason.removeprefix("Skipped: ").startswith(SHARED_SKIP):
+            found[report.nodeid] = None
+    return list(found)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
+    """One line naming the tests skipped for lack of ``../shared``; nothing when none were."""
+    missed = skipped_for_shared(terminalreporter.stats.get("skipped", []))
+    if missed:
+        need = "test needs" if len(missed) == 1 else "tests need"
+        terminalreporter.write_line(f"{len(missed)} {need} ../shared (the benchmark and real runs) and were skipped: {', '.join(missed)}",
+                                    yellow=True, bold=True)
 
 
 @pytest.fixture()

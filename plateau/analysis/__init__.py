@@ -21,7 +21,6 @@ import numpy as np
 from plateau.analysis.detector import Detector, Finding
 from plateau.analysis.facts import StepFacts, compute_facts
 from plateau.analysis.registry import DETECTORS
-from plateau.breaker import Breaker
 from plateau.config import Config
 from plateau.signals.information import InformationTracker
 from plateau.signals.intent import IntentReader, Repetition
@@ -73,6 +72,8 @@ class RunAnalysis:
         self.memory = RunMemory(window=config.window)
         self.talk = TalkTracker(horizon=2 * config.window)
         self.detectors: dict[str, Detector] = {d.name: d() for d in DETECTORS if d.name not in _STATELESS}
+        from plateau.breaker import Breaker  # here, not above: plateau.breaker imports plateau.fuse, which imports this package
+
         self.breaker = Breaker(config)
         self.near_dup_streak = 0
         self.verbatim_streak = 0

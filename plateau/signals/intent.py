@@ -21,7 +21,7 @@ for repetition score 0.50-0.68 against the repetition prototypes and other task 
 against the waiting prototypes, and of the 2,944 other tool results of the step benchmark, the
 SWE-agent trajectories and the real runs of ``shared/data`` none that is not a waiting state
 scores above 0.43. Denials written for the check score 0.69-0.81 against the denial prototypes
-and other results at most 0.45 (``tests/test_intent.py`` holds the wordings; some of them
+and other results at most 0.45 (``tests/analysis/test_intent.py`` holds the wordings; some of them
 resemble results in the step benchmark, so these numbers are measured on text the prototypes
 were checked against, not on unseen text). Courtesies written for this check (18 of them)
 score 0.40-0.80 against the phatic prototypes (14 of 18 at 0.5 or more); messages that thank

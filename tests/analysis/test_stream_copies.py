@@ -1,0 +1,546 @@
+"""The firing rule stated in copies of the unit, per kind of degenerate output, on seeded streams.
+
+For every kind the test computes from the rule the character at which the evidence is complete,
+and from it the chunk that must fire: the chunk that completes the 64-character block holding
+that character (the guard analyses blocks aligned on the stream's start). The chunk before it
+must not have fired. Legitimate repetition of every kind named by the rule stays quiet, and two
+properties hold for any text: the chunking never changes the verdict, and text that never
+repeats itself never fires.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from plateau.stream import GuardResult, StreamGuard, StreamGuardConfig
+from plateau.stream.fold import fold
+from tests.support.streams import block_chunk, chunk_of, seeded
+
+CFG = StreamGuardConfig()
+B = CFG.block
+
+ANSWER = (
+    "The parser reads the header first, then every row; a quoted comma stays inside its field. "
+    "The fix keeps the header row as the user wrote it.\n"
+)
+
+
+def feed(chunks: list[str], channel: str = "content", **kw: object) -> list[GuardResult]:
+    guard = StreamGuard(channel, **kw)  # type: ignore[arg-type]
+    return [guard.feed(c) for c in chunks]
+
+
+def first_fire(results: list[GuardResult]) -> int | None:
+    return next((i for i, r in enumerate(results) if r.fired), None)
+
+
+def assert_fires_at(chunks: list[str], offset: int, channel: str = "content", **kw: object) -> GuardResult:
+    """The guard fires exactly on the chunk that brings the character at ``offset`` (the one that
+    completes the span), not on the one before it."""
+    results = feed(chunks, channel, **kw)
+    want = chunk_of(chunks, offset)
+    got = first_fire(results)
+    assert got == want, (got, want, results[got] if got is not None else None)
+    assert want == 0 or not results[want - 1].fired
+    return results[want]
+
+
+def assert_fires_at_block(chunks: list[str], offset: int, channel: str = "content", **kw: object) -> GuardResult:
+    """The guard fires exactly on the chunk that completes the 64-character block holding ``offset``
+    (the detectors that are not armed: self-dialogue, re-check)."""
+    results = feed(chunks, channel, **kw)
+    want = block_chunk(chunks, offset)
+    got = first_fire(results)
+    assert got == want, (got, want, results[got] if got is not None else None)
+    assert not results[want - 1].fired
+    return results[want]
+
+
+def content_reach(text: str, begin: int, span: int = CFG.span_floor) -> int:
+    """The offset at which ``text[begin:]``, whitespace runs counted as one character, covers ``span``."""
+    n = 0
+    for i in range(begin, len(text)):
+        if not (text[i].isspace() and i > begin and text[i - 1].isspace()):
+            n += 1
+        if n >= span:
+            return i
+    raise AssertionError("the text is shorter than the span")
+
+
+# ----------------------------------------------------------------------------- short units
+
+
+def test_a_sentence_of_20_to_40_characters_fires_by_its_fourth_copy() -> None:
+    """A 22-40 character sentence repeated after an answer fires when its 4th copy is complete."""
+    for seed, unit in enumerate(["I'm gonna have to go. ", "Let me check the config file again. ", "Thanks for waiting!\n"]):
+        assert 20 <= len(unit) <= 40 and CFG.copies_required(len(unit), 4) == 4
+        text = ANSWER + unit * 30
+        chunks = seeded(text, 100 + seed)
+        res = assert_fires_at(chunks, len(ANSWER) + 4 * len(unit) - 1)
+        assert res.reason == "stream.period" and res.unit is not None and res.loop_start == len(ANSWER)
+        # Three copies, then the answer goes on: quiet.
+        quiet = ANSWER + unit * 3 + ANSWER.replace("parser", "lexer")
+        assert first_fire(feed(seeded(quiet, 200 + seed))) is None
+
+
+def test_every_unit_of_16_to_34_characters_fires_on_the_chunk_completing_its_fourth_copy() -> None:
+    """Units of 16-34 characters (the 16-26 ones are found by the half-block probe) in seeded
+    chunks of 1-12 characters: the fire is on the chunk holding the 4th copy's last character,
+    never on the chunk before, wherever the loop starts relative to the blocks."""
+    rng = random.Random(7)
+    for trial in range(60):
+        p = 16 + trial % 19
+        unit = ""
+        while len(unit) < p - 1:
+            unit += rng.choice(_WORDS) + " "
+        unit = unit[: p - 2] + ". "
+        head = " ".join(rng.sample(_WORDS, rng.randint(5, 60))) + ". "
+        text = head + unit * 10
+        begin = len(head)
+        while begin > 0 and text[begin - 1] == text[begin - 1 + p]:  # the run may reach back over a shared suffix
+            begin -= 1
+        res = assert_fires_at(seeded(text, 300 + trial, 1, 12), begin + 4 * p - 1)
+        assert res.reason == "stream.period" and res.period == p
+
+
+def test_a_list_cycle_fires_on_its_fourth_round() -> None:
+    """A numbered plan written out again and again (a list cycle, 3 lines): the chunk that completes
+    the 4th round fires; three rounds and a different ending stay quiet."""
+    plan = "1. Read the failing test.\n2. Patch the parser.\n3. Run the suite again.\n"
+    text = ANSWER + plan * 8
+    res = assert_fires_at(seeded(text, 160), len(ANSWER) - 1 + 4 * len(plan) - 1)  # the answer's final newline starts the run
+    assert res.reason == "stream.period" and res.unit == plan
+    quiet = ANSWER + plan * 3 + "All green now; the parser keeps quoted commas.\n"
+    assert first_fire(feed(seeded(quiet, 161))) is None
+
+
+def test_a_short_line_fires_once_it_covers_the_span_floor() -> None:
+    """A line shorter than 16 characters ('Done.') repeated fires when the copies cover 96 characters."""
+    unit = "Done.\n"
+    text = ANSWER + unit * 60
+    chunks = seeded(text, 3)
+    # The periodic span starts 2 characters early: the answer ends with '.\n', as the unit does.
+    begin = len(ANSWER) - 2
+    assert text[begin - 1] != text[begin - 1 + len(unit)] and text[begin : len(ANSWER)] == unit[-2:]
+    res = assert_fires_at(chunks, begin + CFG.span_floor - 1)
+    assert res.reason == "stream.period" and res.period == len(unit)
+    assert 32 <= CFG.span_floor <= 96
+
+
+# ----------------------------------------------------------------------------- padded chants
+
+
+def _padded_chant(rng: random.Random, phrase: str, copies: int) -> list[str]:
+    opens = ["", "(", "[", '"', "**", "{"]
+    closes = ["", ")", "]", '"', "**", "}", ",", ".", "!", ";"]
+    spaces = [" ", "  ", "\n", " \n ", "\t", "   "]
+    return [rng.choice(opens) + phrase + rng.choice(closes) + rng.choice(spaces) for _ in range(copies)]
+
+
+def test_a_padded_chant_fires_once_its_copies_cover_96_characters() -> None:
+    """A two- or three-token phrase with wandering whitespace and brackets (copies equal once folded)
+    fires on the chunk whose character makes the copies, from the first one's opening bracket,
+    cover span_floor (96) characters -- a run of whitespace counted as one (spacing is not content)."""
+    for seed, phrase in enumerate(["ok got it", "yes sir", "I see"]):
+        rng = random.Random(10 + seed)
+        copies = _padded_chant(rng, phrase, 60)
+        head = "Sure thing, I will do that now.\n"
+        text = head + "".join(copies)
+        unit = fold(phrase) + " "
+        assert len(unit) < CFG.copy_unit
+        res = assert_fires_at(seeded(text, 20 + seed), content_reach(text, len(head)))
+        assert res.reason == "stream.period" and res.unit is not None
+        toks, want = fold(res.unit).split(), phrase.split()
+        assert any(toks == want[i:] + want[:i] for i in range(len(want))), res.unit  # one copy, in some phase
+        # Two chunkings, the same verdict and the same chunk for the same character.
+        one = feed(list(text))
+        assert first_fire(one) == content_reach(text, len(head))
+
+
+def test_indentation_is_not_content() -> None:
+    """Lines whose content is short but whose indentation is long ('None,' as the 8 arguments of
+    a call), and an indented tree whose lines repeat once folded, stay quiet: units are measured
+    with runs of whitespace as one character, and only short units are judged folded."""
+    call = "    params = State(\n" + "            None,\n" * 8 + "    )\n"
+    assert CFG.span_required(18, 1, content=6) == 16 * 18  # 16 copies of a 6-character content
+    tree = "".join(f"{'  ' * (2 * i)}#   NULL:\n{'  ' * (2 * i + 1)}#   BitmapNode(size=2 count=1 bitmap=0b1):\n" for i in range(6))
+    for text in (ANSWER + call * 3, ANSWER + tree):
+        assert first_fire(feed(seeded(text, 9), "tool_args")) is None
+
+
+# ----------------------------------------------------------------------------- runs of one token
+
+
+def test_runs_of_one_token_fire_at_96_characters() -> None:
+    """'0000', '!!!!', one emoji repeated (nobody asked for them) fire once the run covers 96 characters."""
+    for seed, token in enumerate(["0", "!", "\U0001f642", "\u2764\ufe0f"]):
+        text = ANSWER + token * (400 // len(token))
+        res = assert_fires_at(seeded(text, 30 + seed), len(ANSWER) + CFG.digit_run_floor - 1)
+        assert res.unit == token and res.loop_start == len(ANSWER)
+        assert res.reason == ("stream.run" if len(token) == 1 else "stream.period")
+
+
+def test_runs_of_one_token_with_a_separator_fire_at_96_characters() -> None:
+    """'0, 0, 0, ...', 'b b b ...', 'czapki, czapki, ...' -- one token and a separator of spaces and
+    at most one comma -- fire on the chunk that completes 96 characters of run, not on the one
+    before (the structural rule of rows of data needed 256)."""
+    for seed, unit in enumerate(["0, ", "b ", "00 ", "x; "]):
+        text = ANSWER + unit * (400 // len(unit))
+        res = assert_fires_at(seeded(text, 150 + seed), len(ANSWER) + CFG.digit_run_floor - 1)
+        assert res.reason == "stream.period" and res.loop_start == len(ANSWER)
+
+
+def test_short_token_rows_and_columns_stay_quiet() -> None:
+    """A zero-initialised array of 30 elements (90 characters), a column of zeros one per line, a
+    row of two alternating tokens shorter than the structural floor: no fire."""
+    text = (
+        ANSWER
+        + "weights = [" + "0, " * 29 + "0]\n"
+        + "0\n" * 60
+        + "0 1 " * 50 + "\n"
+        + "Nothing else changed.\n"
+    )  # fmt: skip
+    assert first_fire(feed(seeded(text, 160))) is None
+
+
+def test_literals_and_dividers_stay_quiet() -> None:
+    """A 64-digit zero hash, a 0x-prefixed zero address, a 120-character divider and box rules: no fire."""
+    text = (
+        ANSWER
+        + "The genesis parent hash is 0x" + "0" * 64 + " and the zero address 0x" + "0" * 40 + ".\n"
+        + "-" * 120 + "\n" + "=" * 100 + "\n" + "\u2500" * 110 + "\n" + "| --- " * 16 + "|\n"
+        + "Nothing else changed.\n"
+    )  # fmt: skip
+    assert first_fire(feed(seeded(text, 40))) is None
+
+
+def test_a_line_under_a_changing_timestamp_fires_on_its_fourth_copy() -> None:
+    """Subtitle lines '[00:01.000 --> 00:03.000] text' whose copies differ only by the numbered
+    field in front: fire on the chunk that brings the newline ending the 4th copy, not before."""
+    text = ANSWER + "".join(
+        f"[00:{2 * i:02d}.000 --> 00:{2 * i + 2:02d}.000] Thanks for watching and see you next time\n" for i in range(10)
+    )
+    nls = [i for i, ch in enumerate(text) if ch == "\n" and i > len(ANSWER)]
+    for seed in range(3):
+        res = assert_fires_at(seeded(text, 170 + seed), nls[3])
+        assert res.reason == "stream.line_dominance" and res.loop_start == len(ANSWER)
+
+
+def test_numbered_lines_that_report_stay_quiet() -> None:
+    """Numbers inside the text (a linter's path:line:col, test ids, an epoch's loss), three copies
+    under a timestamp, and a log of one message quoted in a code fence (fewer than 12 copies): quiet."""
+    lint = "".join(f"src/app.py:{10 * i}:5: E501 line too long (99 > 88 characters)\n" for i in range(8))
+    ids = "".join(f"tests/test_api.py::test_get[{i}] PASSED\n" for i in range(8))
+    epochs = "".join(f"epoch {i}/40 - loss: 0.{90 - i} - accuracy: 0.{50 + i}\n" for i in range(8))
+    three = "".join(f"00:0{i}:00 Waiting for the database to accept connections\n" for i in range(3)) + "Connected.\n"
+    fenced = "```\n" + "".join(f"12:00:{i:02d} Waiting for the database to accept connections\n" for i in range(10)) + "```\n"
+    for text in (lint, ids, epochs, three, fenced):
+        assert first_fire(feed(seeded(ANSWER + text, 180))) is None, text[:40]
+
+
+# ----------------------------------------------------------------------------- template cycles
+
+_QUESTIONS = [
+    "What is the capital of France?",
+    "And how many people live there?",
+    "What is it famous for?",
+    "Which river runs through it?",
+    "Is it far from London?",
+]
+_ANSWERS = [
+    "The capital of France is Paris.",
+    "About two million in the city.",
+    "The Eiffel Tower and its museums.",
+    "The Seine runs through Paris.",
+    "About 340 km from London.",
+]
+
+
+def _chatml_cycles(n: int) -> tuple[str, list[int]]:
+    """A reply, then ``n`` user/assistant pairs the model writes itself; the offsets of the end
+    of each pair's closing ``<|im_end|>``."""
+    text = "Paris is the capital of France."
+    closes = []
+    for q, a in zip(_QUESTIONS[:n], _ANSWERS[:n], strict=True):
+        text += f"<|im_end|>\n<|im_start|>user\n{q}<|im_end|>\n<|im_start|>assistant\n{a}"
+    for _ in range(n - 1):
+        closes.append(text.index("<|im_end|>\n<|im_start|>user", closes[-1] + 1 if closes else 0))
+    return text + "<|im_end|>\n", closes
+
+
+def test_template_self_dialogue_fires_when_the_third_pair_closes() -> None:
+    """Different questions and answers each cycle: fire on the chunk that brings the end-of-turn
+    token's last character closing the 3rd user/assistant pair (the cycle's second repeat), never
+    in the first two, and never on the chunk before."""
+    text, _ = _chatml_cycles(5)
+    ends = [i + len("<|im_end|>") - 1 for i in range(len(text)) if text.startswith("<|im_end|>", i)]
+    # ends[0] closes the reply; then each pair holds a user and an assistant end token.
+    third_pair_closed = ends[6]
+    for seed in range(3):
+        chunks = seeded(text, 50 + seed)
+        res = assert_fires_at(chunks, third_pair_closed)
+        assert res.reason == "stream.self_dialogue" and res.loop_start == text.index("<|im_start|>")  # the first marker
+
+
+def test_one_or_two_template_pairs_never_fire() -> None:
+    """A first cycle -- or a second -- however long its turns: quiet."""
+    for n in (1, 2):
+        text, _ = _chatml_cycles(n)
+        long = " ".join(f"Paris has {20 - i} arrondissements{'' if i else ' and a river'}, {_ANSWERS[i].lower()}" for i in range(4))
+        text = text.replace(_ANSWERS[n - 1], _ANSWERS[n - 1] + " " + ANSWER + long)
+        assert first_fire(feed(seeded(text, 60 + n))) is None
+
+
+def test_pairs_without_end_tokens_fire_when_the_third_pair_is_written() -> None:
+    """[INST] templates never close a turn: fire on the chunk that completes the 3rd [/INST] (the
+    third pair's last marker), never on the one before."""
+    text = "Sure." + "".join(f" [INST] {q} [/INST] {a}" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True))
+    third = [i for i in range(len(text)) if text.startswith("[/INST]", i)][2]
+    assert_fires_at(seeded(text, 70), third + len("[/INST]") - 1)
+
+
+def _labelled(first: str, second: str, pairs: int, lead: str = "Paris is the capital of France.\n") -> tuple[str, list[int]]:
+    """``lead``, then ``pairs`` turn pairs under line-initial labels; where each label's turn text begins."""
+    text, starts = lead, []
+    for q, a in zip(_QUESTIONS[:pairs], _ANSWERS[:pairs], strict=True):
+        for label, body in ((first, q), (second, a)):
+            text += f"{label}: "
+            starts.append(len(text))
+            text += body + "\n"
+    return text, starts
+
+
+def test_speaker_labels_fire_in_the_third_pair() -> None:
+    """'Human:' / 'AI Assistant:' (chat roles) and 'Alice:' / 'Bob:' (a turn asks a question)
+    alternating: fire on the chunk that brings the newline ending the 6th label's turn (the third
+    pair is then written), and a dialogue of two pairs never fires."""
+    for seed, (first, second) in enumerate([("Human", "AI Assistant"), ("Alice", "Bob"), ("User", "Assistant")]):
+        text, starts = _labelled(first, second, 5)
+        res = assert_fires_at(seeded(text, 110 + seed), text.index("\n", starts[5]))  # the 6th turn's line ends
+        assert res.reason == "stream.self_dialogue" and res.loop_start == text.index(first + ":")
+        two, _ = _labelled(first, second, 2)
+        assert first_fire(feed(seeded(two + ANSWER * 2, 120 + seed))) is None
+
+
+def test_labelled_exchanges_that_are_not_a_self_dialogue_stay_quiet() -> None:
+    """A FAQ the response presents, test output alternating 'FAIL:' / 'AssertionError:' (a record
+    format: no role names, no question) and 'Value:' / 'Dtype:' rows: quiet."""
+    faq, _ = _labelled("User", "Assistant", 5, lead="Here is a short FAQ.\n\n")
+    tests = "".join(f"FAIL: test_case_{i} (tests.test_api.ApiTest)\nAssertionError: {i} != {i + 1}\n" for i in range(8))
+    rows = "".join(f"Value: {i}.0 km\nDtype: float{16 * (i % 3 + 1)}\n" for i in range(8))
+    for text in (faq, "Ran the suite:\n" + tests, "The values print as\n" + rows):
+        for channel in ("content", "tool_args"):
+            assert first_fire(feed(seeded(text, 130), channel)) is None, text[:40]
+
+
+def test_instruction_templates_and_bare_role_lines_fire_in_the_third_pair() -> None:
+    """'### Instruction:' / '### Response:' and lines holding only 'user' / 'assistant': fire on
+    the chunk that completes the third pair's last marker."""
+    alpaca = "Here it is.\n" + "".join(
+        f"### Instruction:\n{q}\n\n### Response:\n{a}\n\n" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True)
+    )
+    third = [i for i in range(len(alpaca)) if alpaca.startswith("### Response:", i)][2]
+    res = assert_fires_at(seeded(alpaca, 140), third + len("### Response:") - 1)
+    assert res.reason == "stream.self_dialogue" and res.loop_start == alpaca.index("### Instruction:") - 1
+    bare = "Here it is.\n" + "".join(f"user\n{q}\nassistant\n{a}\n" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True))
+    third = [i for i in range(len(bare)) if bare.startswith("\nassistant\n", i)][2]
+    res = assert_fires_at(seeded(bare, 141), third + len("\nassistant"))  # the role line ends with its newline
+    assert res.reason == "stream.self_dialogue"
+
+
+# ----------------------------------------------------------------------------- re-check loops
+
+FUNC = "def total(items):\n    s = 0\n    for x in items:\n        if x > 0:\n            s += x\n    return s\n"
+
+
+def _recheck_loop(seed: int, cycles: int = 12, moving_on: bool = False) -> tuple[str, list[int]]:
+    """A function written once, then re-checked: quoted again and judged in templated words.
+
+    ``moving_on``: each quote is followed by a different finding (the commentary moves on).
+    Returns the text and the offsets where each re-check begins."""
+    rng = random.Random(seed)
+    text = "The user wants the sum of the positive numbers in a list. Here is my implementation:\n```python\n" + FUNC + "```\n"
+    starts = []
+    findings = [
+        "The variable name s could be clearer, so I will call it subtotal in the docstring.",
+        "Booleans are integers in Python, so True would be counted as one; the user said numbers only.",
+        "A generator expression would be shorter, but the loop is easier to read for a beginner.",
+        "Floating point inputs work as well because the comparison with zero is exact.",
+        "The type hint should say Iterable of float, since any iterable is accepted here.",
+        "Very large lists are fine: the loop keeps one running value and no copy of the data.",
+    ] * 3
+    for i in range(cycles):
+        starts.append(len(text))
+        text += rng.choice(
+            [
+                "Wait, let me check the function again:",
+                "Hmm, let me re-check the function:",
+                "Actually, let me look at the function once more:",
+            ]
+        )
+        text += "\n```python\n" + FUNC + "```\n"
+        if moving_on:
+            text += findings[i] + "\n\n"
+        else:
+            text += rng.choice(["This looks correct.", "That seems right.", "It looks correct to me."]) + " "
+            text += (
+                rng.choice(
+                    [
+                        "The loop skips the negative numbers.",
+                        "Negative values are skipped by the if.",
+                        "The if ignores the negative numbers.",
+                    ]
+                )
+                + " "
+            )
+            text += (
+                rng.choice(
+                    ["But what about an empty list?", "What if the list is empty, though?", "And an empty list returns 0, which is fine."]
+                )
+                + "\n\n"
+            )
+    return text, starts
+
+
+def test_templated_recheck_loop_fires_young_with_semantic_corroboration(real_cached: object) -> None:
+    """The same function quoted and re-judged in templated words fires as stream.recheck between
+    the 3rd and the 5th re-check -- and only with the semantic layer: without it, not as a re-check."""
+    for seed in range(1, 5):
+        text, starts = _recheck_loop(seed)
+        chunks = seeded(text, 80 + seed)
+        results = feed(chunks, "reasoning", embedder=real_cached, semantic_background=False)
+        at = first_fire(results)
+        assert at is not None and results[at].reason == "stream.recheck", (seed, at and results[at])
+        fired_chars = results[at].chars
+        assert starts[2] < fired_chars <= starts[5], (seed, fired_chars, starts)  # inside re-checks 3-5
+        alone = feed(chunks, "reasoning")
+        assert all(r.reason != "stream.recheck" for r in alone)
+    # Regression value for one seed (the chunk depends on the embeddings, not only on the rule).
+    text, starts = _recheck_loop(1)
+    results = feed(seeded(text, 81), "reasoning", embedder=real_cached, semantic_background=False)
+    assert first_fire(results) == block_chunk(seeded(text, 81), 1151) and starts[3] < 1151 < starts[4]  # in the 4th re-check
+
+
+def test_recheck_with_commentary_that_moves_on_stays_quiet(real_cached: object) -> None:
+    """The function quoted again before each new finding: the semantic layer does not corroborate."""
+    text, _ = _recheck_loop(3, cycles=6, moving_on=True)
+    results = feed(seeded(text, 90), "reasoning", embedder=real_cached, semantic_background=False)
+    assert first_fire(results) is None
+
+
+# ----------------------------------------------------------------------------- legitimate repetition
+
+
+def _legit_streams(rng: random.Random) -> dict[str, tuple[str, str | None]]:
+    names = ["id", "name", "email", "phone", "city", "country", "owner", "status", "tags", "notes", "score", "rank", "region", "team"]
+    table = "| field | required | indexed | unique |\n|---|---|---|---|\n" + "".join(
+        f"| {n} | yes | {rng.choice(['yes', 'no'])} | no |\n" for n in names
+    )
+    enum = "class Color(enum.IntEnum):\n" + "".join(f"    {n.upper()} = {i}\n" for i, n in enumerate(names))
+    generated = "".join(f'    def get_{n}(self) -> str:\n        return self._data["{n}"]\n\n' for n in names)
+    pytest_log = "".join(
+        f"tests/test_api.py::test_{n}_roundtrip PASSED{' ' * (30 - len(n))}[{(i + 1) * 100 // len(names):3d}%]\n"
+        for i, n in enumerate(names)
+    )
+    lint = "".join(f"src/models.py:{10 + 7 * i}:5: E501 Line too long ({90 + i} > 88)\n" for i in range(14))
+    jmap = json.dumps({n: {"enabled": True, "retries": 3, "timeout": 30} for n in names}, indent=2)
+    requested = ("All work and no play makes Jack a dull boy.\n" * 20, "Write 'All work and no play makes Jack a dull boy.' 20 times.")
+    return {
+        "table": (table, None),
+        "enum": (enum, None),
+        "generated code": (generated, None),
+        "pytest": (pytest_log, None),
+        "linter": (lint, None),
+        "json map": (jmap, None),
+        "requested": requested,
+    }
+
+
+def test_legitimate_repetition_stays_quiet() -> None:
+    """Tables, enums, generated code, test-runner and linter output, a JSON map with repeated keys,
+    and repetition the request asked for: no fire on any channel."""
+    for name, (text, context) in _legit_streams(random.Random(5)).items():
+        for channel in ("content", "tool_args"):
+            results = feed(seeded(text, 7), channel, context=context)
+            assert first_fire(results) is None, (name, channel, next(r for r in results if r.fired))
+
+
+# ----------------------------------------------------------------------------- properties
+
+
+_WORDS = ["".join(random.Random(i).choices(string.ascii_lowercase, k=random.Random(i + 7).randint(3, 9))) for i in range(4000)]
+
+
+@st.composite
+def _any_text(draw: st.DrawFn) -> str:
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    parts = []
+    for _ in range(draw(st.integers(1, 6))):
+        kind = draw(st.sampled_from(["prose", "loop", "chant", "run", "dialogue"]))
+        if kind == "prose":
+            parts.append(" ".join(rng.sample(_WORDS, rng.randint(5, 60))) + ". ")
+        elif kind == "loop":
+            parts.append((" ".join(rng.sample(_WORDS, rng.randint(1, 8))) + rng.choice([". ", "\n", " "])) * rng.randint(2, 30))
+        elif kind == "chant":
+            parts.append("".join(_padded_chant(rng, " ".join(rng.sample(_WORDS, 2)), rng.randint(2, 40))))
+        elif kind == "run":
+            parts.append(rng.choice(["0", "!", "-", "ab", "\U0001f642"]) * rng.randint(1, 200))
+        else:
+            parts.append(
+                "".join(
+                    f"<|im_start|>{r}\n{' '.join(rng.sample(_WORDS, 4))}<|im_end|>\n" for r in ["user", "assistant"] * rng.randint(1, 4)
+                )
+            )
+    return "".join(parts)[:3000]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=_any_text(), seed=st.integers(0, 10_000))
+def test_chunking_never_changes_the_verdict(text: str, seed: int) -> None:
+    """Any text, any two chunkings: the same verdict, reason, unit and offsets, and the fire on the
+    chunk holding the same character (the fire offset differs only within one chunk)."""
+    ref = feed(list(text))  # one character per chunk: the fire chunk is the character's offset
+    other = feed(seeded(text, seed, 1, 97))
+    a, b = first_fire(ref), first_fire(other)
+    assert (a is None) == (b is None)
+    if a is not None and b is not None:
+        fields = ("reason", "unit", "period", "loop_start", "cut_offset")
+        assert [getattr(ref[a], f) for f in fields] == [getattr(other[b], f) for f in fields]
+        # One character per chunk: the fire's chunk is the offset of the character that brought
+        # it; any other chunking fires on the chunk holding that character.
+        chunks = seeded(text, seed, 1, 97)
+        assert b == chunk_of(chunks, a), (a, b)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(10, 600), chunk_seed=st.integers(0, 1000))
+def test_text_without_repetition_never_fires(seed: int, n: int, chunk_seed: int) -> None:
+    """Distinct words (no word twice), any punctuation and spacing between them: never a fire."""
+    rng = random.Random(seed)
+    words = rng.sample(_WORDS, n)
+    text = "".join(w + rng.choice([" ", " ", ", ", ". ", "\n", "; ", " (", ") ", ": "]) for w in words)
+    for channel in ("content", "reasoning", "tool_args"):
+        assert first_fire(feed(seeded(text, chunk_seed, 1, 60), channel)) is None
+
+
+def test_a_drift_fire_cuts_after_the_loops_first_copy() -> None:
+    """The text kept before a drift fire's cut holds the looping paragraph once: the loop began
+    at its first copy, even when the copies compared start later."""
+    from plateau.stream import StreamGuard
+
+    loop = ("But wait, I should check the bounds again. start is naive local midnight and end is start plus one day, "
+            "so on the fall-back night the filter covers 24 of the 25 local hours. ")
+    text = "The bounds are built like this. " + loop * 8
+    guard = StreamGuard()
+    for i in range(0, len(text), 7):
+        result = guard.feed(text[i : i + 7])
+        if result.fired:
+            break
+    assert result.fired and result.cut_offset is not None
+    assert text[: result.cut_offset].count("fall-back night") == 1
+    assert text[: result.cut_offset].startswith("The bounds are built like this. ")

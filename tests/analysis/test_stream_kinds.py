@@ -1,0 +1,313 @@
+"""The new kinds of the stream guard: runs, stutter, drift, self-dialogue, context, semantic steer.
+
+Every stream is generated from a fixed seed. Where the rule fixes the firing character (a run's
+floor, four stuttering blocks, the marker that completes the third alike turn), the test computes
+the firing chunk from it: the chunk that completes the 64-character block holding that character.
+Where the rule depends on the detector's own bookkeeping (drift), the firing chunk is pinned as
+a regression value and the test checks that another chunking gives the same verdict.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from plateau.guard import ChannelGuards
+from plateau.stream import GuardResult, RequestContext, StreamGuard, StreamGuardConfig
+from tests.support.streams import block_chunk, chunk_of, seeded
+
+CFG = StreamGuardConfig()
+B = CFG.block
+
+
+def fixed(text: str, size: int) -> list[str]:
+    """``text`` in chunks of ``size`` characters."""
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def first_fire(chunks: list[str], channel: str = "content", **kw: object) -> GuardResult:
+    guard = StreamGuard(channel, **kw)  # type: ignore[arg-type]
+    result = GuardResult(fired=False, chars=0)
+    for c in chunks:
+        result = guard.feed(c)
+        if result.fired:
+            break
+    return result
+
+
+def pad(text: str) -> str:
+    """``text`` padded with spaces to a whole number of blocks."""
+    return text + " " * (-len(text) % B)
+
+
+ANSWER = (
+    "The guard reads the stream as it arrives and keeps only a bounded tail of it. When the text "
+    "starts to repeat itself, it reports what repeats and where to cut.\n"
+)
+
+
+# ----------------------------------------------------------------------------- exact firing chunks
+
+
+def test_digit_run_fires_at_its_floor() -> None:
+    """A stream of zeros after an answer fires on the chunk where the run reaches 96 characters."""
+    text = ANSWER + "0" * 600
+    chunks = seeded(text, 1)
+    res = first_fire(chunks)
+    assert res.fired and (res.reason, res.unit, res.period, res.loop_start) == ("stream.run", "0", 1, len(ANSWER))
+    assert res.fired_at_chunk == chunk_of(chunks, len(ANSWER) + CFG.digit_run_floor - 1)
+
+
+def test_quadrupled_tokens_fire_after_four_stuttering_blocks() -> None:
+    """Every token quadrupled ('TheTheTheThe') fires when the fourth block in a row stutters."""
+    head = pad(ANSWER)
+    words = "we will read the config file first and then fix the broken parser so that every quoted comma stays".split()
+    text = head + "".join(w * 4 + " " for w in words * 2)
+    chunks = seeded(text, 2)
+    res = first_fire(chunks)
+    assert res.fired and res.reason == "stream.stutter" and res.loop_start == len(head)
+    assert res.fired_at_chunk == chunk_of(chunks, len(head) + CFG.stutter_blocks * B - 1)
+
+
+def test_doubled_words_fire_after_four_stuttering_blocks() -> None:
+    """Every word doubled ('the the config config') fires when the fourth block in a row stutters."""
+    head = pad(ANSWER)
+    words = ANSWER.split()
+    text = head + "".join(f"{w} {w} " for w in words)
+    chunks = seeded(text, 3)
+    res = first_fire(chunks)
+    assert res.fired and res.reason == "stream.stutter" and res.loop_start == len(head)
+    assert res.fired_at_chunk == chunk_of(chunks, len(head) + CFG.stutter_blocks * B - 1)
+
+
+def test_chatml_self_dialogue_fires_when_the_third_alike_pair_closes() -> None:
+    """The model writing user and assistant turns fires on the chunk that completes the end-of-turn
+    token closing the third pair (the cycle's second repeat), not on the chunk before."""
+    turn = "<|im_end|>\n<|im_start|>user\nCan you explain that again?<|im_end|>\n<|im_start|>assistant\nSure, as I said: {n}. "
+    text = "Hello! The guard watches each step." + "".join(turn.format(n=n) for n in range(6))
+    chunks = seeded(text, 4)
+    res = first_fire(chunks)
+    # ends[0] closes the reply; each pair then holds a user and an assistant end token.
+    ends = [i for i in range(len(text)) if text.startswith("<|im_end|>", i)]
+    complete = ends[6] + len("<|im_end|>") - 1
+    assert res.fired and res.reason == "stream.self_dialogue"
+    assert res.loop_start == text.index("<|im_end|>") + len("<|im_end|>\n") and res.cut_offset == res.loop_start
+    assert res.fired_at_chunk == chunk_of(chunks, complete)
+
+
+def test_a_role_reopened_with_a_counter_fires_on_the_third_marker() -> None:
+    """'<|im_end|>' then '<|im_start|>assistant57', '...58', ...: a counter in the role marker is no
+    new role; one role closed and reopened fires on the chunk that completes its third marker
+    (the third cycle), never on the second."""
+    line = "tell me something about you?"
+    text = "".join(f"{line}<|im_end|>\n<|im_start|>assistant{57 + n}\n" for n in range(8))
+    marks = [i for i in range(len(text)) if text.startswith("<|im_start|>assistant", i)]
+    third = text.index("\n", marks[2])  # the role name ends with the newline after the counter
+    for seed in range(3):
+        chunks = seeded(text, 40 + seed)
+        res = first_fire(chunks)
+        assert res.fired and res.reason == "stream.self_dialogue"
+        assert res.fired_at_chunk == chunk_of(chunks, third), (res, chunk_of(chunks, third))
+    two = "".join(f"{line}<|im_end|>\n<|im_start|>assistant{57 + n}\n" for n in range(2)) + line + " Fine."
+    assert not first_fire(seeded(two, 45)).fired
+
+
+def test_chant_with_drifting_spaces_fires_as_token_copies() -> None:
+    """'let me (' with wandering spaces and case (no exact period) fires as equal token copies."""
+    rng = random.Random(5)
+    head = "I need to compute the total of the three invoices. "
+    copies = [(rng.choice(["let me (", "Let me (", "let me  ("]), rng.choice([" ", "  ", "\n"])) for _ in range(80)]
+    text = head + "".join(c + sep for c, sep in copies)
+    a = first_fire(seeded(text, 6), "reasoning")
+    b = first_fire(fixed(text, 5), "reasoning")
+    assert a.fired and a.reason == "stream.drift" and a.unit is not None and a.unit.lower().startswith("let me")
+    # A 9-character unit (three tokens and their spaces) is short: its equal token copies must
+    # cover span_floor characters, ceil(96 / 9) = 11 copies; the 11th is complete when the
+    # whitespace after its '(' arrives.
+    need = -(-CFG.span_floor // 9)
+    done = len(head) + sum(len(c) + len(sep) for c, sep in copies[:need]) - len(copies[need - 1][1])
+    assert a.fired_at_chunk == block_chunk(seeded(text, 6), done)
+    assert (a.reason, a.loop_start, a.cut_offset) == (b.reason, b.loop_start, b.cut_offset)
+    assert b.fired_at_chunk == chunk_of(fixed(text, 5), a.chars // B * B - 1)  # the same block ends the same way
+
+
+def test_counter_drift_fires_on_its_fourth_copy() -> None:
+    """A sentence whose only change is a counter fires as drifting copies, one copy after the exact rule."""
+    lines = [f"Step {i}: I will open the config file again and check whether the port value is set correctly.\n" for i in range(12, 40)]
+    head = "Let me fix the port problem.\n"
+    text = head + "".join(lines)
+    chunks = seeded(text, 7, 2, 12)
+    res = first_fire(chunks)
+    fourth = len(head) + sum(len(x) for x in lines[:4])
+    assert res.fired and res.reason == "stream.drift" and res.unit is not None and res.unit.startswith("Step ")
+    assert fourth <= res.chars <= fourth + 3 * B  # the fourth copy is complete, within a few blocks
+    again = first_fire(fixed(text, 11))
+    assert (again.reason, again.loop_start, again.cut_offset) == (res.reason, res.loop_start, res.cut_offset)
+    assert res.fired_at_chunk == 64  # seeded regression value
+
+
+def test_drifting_words_loop_fires_but_an_enumeration_does_not() -> None:
+    """Copies that swap words back and forth fire; a list whose slot brings a new word each line does not."""
+    rng = random.Random(8)
+    loop = "".join(
+        f"Wait, let me {rng.choice(['recount', 're-check', 'count again'])} the fields. The header has 27 names and the row "
+        f"has 51 values, so the extra delimiter {rng.choice(['must come', 'comes'])} from the quoted comma. "
+        for _ in range(20)
+    )
+    res = first_fire(seeded("The user wants the row appended. " + loop, 9), "reasoning")
+    assert res.fired and res.reason in ("stream.drift", "stream.period")  # three equal draws in a row are a period
+    fields = ["id", "name", "email", "phone", "address", "city", "country", "owner", "status", "tags", "notes", "score"]
+    listing = "".join(f"- `{f}`: returns the value of the `{f}` field of this record.\n" for f in fields * 1)
+    assert not first_fire(seeded("Fields:\n\n" + listing, 10)).fired
+
+
+# ----------------------------------------------------------------------------- context
+
+
+def test_request_parsing_reads_the_unit_and_the_bound() -> None:
+    """The request's unit and bound are read from numbers, number words and quotes."""
+    assert RequestContext.parse("Please print OK 50 times, one per line.").units == ("ok",)
+    assert RequestContext.parse("Please print OK 50 times, one per line.").bound == 50
+    ctx = RequestContext.parse("Repeat the word 'buffalo' over and over.")
+    assert ctx.requested and ctx.bound is None and ctx.units == ("buffalo",)
+    assert RequestContext.parse("Write it twice.").bound == 2
+    assert not RequestContext.parse("Summarise this file in three bullet points.").requested
+    assert not RequestContext.parse("Write 500 lines of code for the parser.").requested  # volume, not repetition
+    assert RequestContext.parse("Print 'hello' on 20 lines.").units == ("hello",)
+    with pytest.raises(TypeError, match="context"):
+        RequestContext.parse(42)  # type: ignore[arg-type]
+
+
+def test_requested_repetition_within_its_bound_does_not_fire() -> None:
+    """'Print OK 50 times' answered with 50 (or 60) OKs stays quiet; without the request it fires."""
+    ask = "Print OK 50 times, one per line, nothing else."
+    for copies in (50, 60):
+        chunks = seeded("OK\n" * copies, 11)
+        assert not first_fire(chunks, context=ask).fired
+    assert first_fire(seeded("OK\n" * 50, 11)).fired
+
+
+def test_a_bound_does_not_excuse_ten_times_itself() -> None:
+    """'Print OK 50 times' answered with 500 OKs fires past twice the bound, well before 500."""
+    ask = "Print OK 50 times, one per line, nothing else."
+    chunks = seeded("OK\n" * 500, 12)
+    res = first_fire(chunks, context=ask)
+    allowed = 2 * 50 + 2
+    assert res.fired and res.reason == "stream.period" and res.unit == "OK\n"
+    assert allowed * 3 < res.chars <= allowed * 3 + 2 * B
+
+
+def test_a_request_for_one_unit_does_not_excuse_another() -> None:
+    """Asking for 'OK' 50 times does not excuse a stream of 'NO' lines."""
+    ask = "Print OK 50 times, one per line, nothing else."
+    chunks = seeded("NO\n" * 200, 13)
+    assert first_fire(chunks, context=ask).fired_at_chunk == first_fire(chunks).fired_at_chunk
+
+
+def test_channel_guards_take_the_context_from_the_first_chunk_that_carries_it() -> None:
+    """GuardStream's path: the context arrives with a chunk and applies to every channel."""
+    guards = ChannelGuards()
+    results = [guards.feed("content", c, "Print OK 50 times." if i == 0 else "") for i, c in enumerate(seeded("OK\n" * 50, 14))]
+    assert not any(r.fired for r in results)
+    assert guards.context.bound == 50
+
+
+# ----------------------------------------------------------------------------- semantic layer
+
+PARAPHRASES = [
+    "I should check the configuration file again to see whether the port is set.",
+    "Let me look at the config file once more to verify the port setting.",
+    "Maybe I need to re-read the settings file and confirm the port value.",
+    "I will inspect the configuration again to be sure the port is right.",
+    "Let me double-check the config file for the port number.",
+    "Perhaps the port in the configuration file is wrong, so I will check it again.",
+    "I'd better verify the port value in the config file one more time.",
+    "Let me open the settings once again and look at the port.",
+    "So the config file needs another look at its port entry.",
+]
+TEXT = "The server does not start on the expected port. " + " ".join(PARAPHRASES) + " Hmm. " * 17  # under span_floor
+
+
+@pytest.mark.parametrize("background", [False, True])
+def test_semantic_recurrence_steers_without_firing(real_cached: object, background: bool) -> None:
+    """Sentences that say the same thing in new words steer (with a message) and never fire alone."""
+    guard = StreamGuard("reasoning", embedder=real_cached, semantic_background=background)
+    results = []
+    for chunk in seeded(TEXT, 15, 3, 12):
+        result = guard.feed(chunk)
+        # in background mode, wait for the pending batches after each chunk: a loaded machine
+        # would otherwise fill the bounded queue and drop batches (by design), and what is
+        # tested here is the verdict, not the machine's speed
+        results.append(guard.settle(timeout=60) if background else result)
+    last = results[-1]
+    assert not any(r.fired for r in results) and not last.fired
+    assert last.steer and last.action == "steer"
+    assert last.message is not None and "restating" in last.message
+
+
+def test_semantic_recurrence_fires_only_with_textual_corroboration(real_cached: object) -> None:
+    """The same stream fires as a semantic loop when the wording counts as corroboration (test setting)."""
+    lenient = StreamGuardConfig(corroboration_fresh=1.0, novelty_window=20)
+    res = first_fire(seeded(TEXT, 15, 3, 12), "reasoning", config=lenient, embedder=real_cached, semantic_background=False)
+    assert res.fired and res.reason == "stream.semantic_loop"
+    assert res.unit in PARAPHRASES and res.loop_start is not None and res.cut_offset is not None
+
+
+def test_semantic_layer_is_off_for_tool_args_and_without_an_embedder(real_cached: object) -> None:
+    """No embedder, or the tool_args channel: no steer."""
+    for guard in (StreamGuard("reasoning"), StreamGuard("tool_args", embedder=real_cached, semantic_background=False)):
+        results = [guard.feed(c) for c in seeded(TEXT, 16)]
+        assert not any(r.steer or r.fired for r in results)
+
+
+# ----------------------------------------------------------------------------- over the wire
+
+
+def test_guard_stream_carries_the_context_over_grpc(hashing_server: str) -> None:
+    """A remote GuardStream reads the request from the first message: 50 requested OKs stay quiet."""
+    from plateau.adapters import guard_text_chunks
+    from plateau.client import Client
+
+    chunks = seeded("OK\n" * 50, 17)
+    with Client.remote(hashing_server) as client:
+        quiet = list(client.guard_stream(chunks, context="Print OK 50 times."))
+        loud = list(client.guard_stream(chunks))
+        assert not any(r.fired for r in quiet)
+        assert any(r.fired for r in loud)
+        guarded = guard_text_chunks(client, chunks, on_fire="stop", context="Print OK 50 times.")
+        assert list(guarded) == chunks and not guarded.fired
+
+
+def test_steer_and_message_survive_the_wire_format() -> None:
+    """GuardVerdict carries steer and message both ways (and a quiet verdict carries neither)."""
+    from plateau import convert
+
+    steer = GuardResult(fired=False, chars=120, steer=True, message="The response keeps restating itself.")
+    assert convert.guard_result_from_pb(convert.guard_result_to_pb("reasoning", steer)) == ("reasoning", steer)
+    quiet = GuardResult(fired=False, chars=3)
+    assert convert.guard_result_from_pb(convert.guard_result_to_pb("content", quiet)) == ("content", quiet)
+
+
+def test_a_failing_embedder_never_breaks_the_stream() -> None:
+    """An embedder that raises loses its batches; the textual detectors go on and still fire."""
+
+    class Broken:
+        name = "broken"
+
+        def encode(self, texts: list[str]) -> object:
+            raise RuntimeError("model gone")
+
+    for background in (False, True):
+        guard = StreamGuard("reasoning", embedder=Broken(), semantic_background=background)
+        results = [guard.feed(c) for c in seeded(TEXT + "I will check it again. " * 40, 18)]
+        guard.settle(timeout=10)
+        assert results[-1].fired and not any(r.steer for r in results)
+
+
+def test_semantic_steer_begins_on_the_same_block_whatever_the_chunking(real_cached: object) -> None:
+    """Synchronous embedding: the steer starts on the chunk that completes the same block (the 9th)."""
+    for chunks in (list(TEXT), seeded(TEXT, 15, 3, 12), fixed(TEXT, 50)):
+        guard = StreamGuard("reasoning", embedder=real_cached, semantic_background=False)
+        first = next(i for i, c in enumerate(chunks) if guard.feed(c).steer)
+        assert first == chunk_of(chunks, 9 * B - 1)  # seeded regression value: block 9 completes the window

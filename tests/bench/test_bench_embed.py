@@ -1,0 +1,60 @@
+"""``scripts/bench_embed.py``: where it reads real steps and how it draws its sample (the measurement itself is a script, not a test)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.support.paths import REPO as ROOT
+
+SCRIPT = ROOT / "scripts" / "bench_embed.py"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    """The script imported as a module."""
+    spec = importlib.util.spec_from_file_location("bench_embed", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_embed"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+CHAT = [
+    {"role": "system", "content": "You are a helpful assistant."},
+    {"role": "user", "content": "Cancel my reservation."},
+    {"role": "assistant", "content": "Let me look it up.",
+     "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_reservation", "arguments": "{\"id\": \"ABC123\"}"}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": "{\"status\": \"confirmed\"}"},
+    {"role": "assistant", "content": "The reservation is confirmed; cancelling it now."},
+    {"role": "user", "content": "Thanks."},
+]
+
+
+def test_real_steps_reads_every_source_and_the_sample_is_seeded(bench: ModuleType, tmp_path: Path) -> None:
+    """Benchmark cases and chat runs (mini-swe-agent, tau-bench) are read where they lie; the draw is spread over sources and seeded."""
+    steps_dir = tmp_path / "benchmark" / "steps"
+    steps_dir.mkdir(parents=True)
+    case = {"id": "c1", "level": "steps", "input": [{"text": f"step {i} reads file {i}", "tool": "read", "args": {"p": i},
+                                                     "result": f"line {i}"} for i in range(30)],
+            "expected": {"final": "continue"}}
+    (steps_dir / "c1.json").write_text(json.dumps(case))
+    real = tmp_path / "data" / "real-runs"
+    real.mkdir(parents=True)
+    (real / "run.traj.json").write_text(json.dumps({"messages": CHAT}))
+    (real / "tau.json").write_text(json.dumps([{"task_id": 1, "reward": 1.0, "traj": CHAT}]))
+    sources = bench.real_steps(tmp_path)
+    assert sorted(sources) == ["benchmark", "real-runs"]
+    assert len(sources["benchmark"]) == 30
+    n_real = len(sources["real-runs"])
+    assert 2 <= n_real <= 8 and any("reservation" in (s.get("text") or "") for s in sources["real-runs"])
+    drawn = bench.sample(sources, 20, seed=3)
+    assert len(drawn) == 20 and drawn == bench.sample(sources, 20, seed=3)
+    from_bench = sum(1 for texts in drawn if texts[0].startswith("step "))
+    assert from_bench == 20 - n_real  # the small source gives all it has, the rest comes from the other

@@ -1,0 +1,68 @@
+"""The command line on the real model: replay, the demo over gRPC, and the real trajectories."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from plateau.cli import main
+from tests.support.paths import EXAMPLES, shared_path
+from tests.support.paths import REPO as ROOT
+
+pytestmark = pytest.mark.model
+
+
+def _jsonl(capsys: pytest.CaptureFixture[str], argv: list[str]) -> list[dict]:  # type: ignore[type-arg]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows, "no JSON lines printed"
+    return rows
+
+
+def _by_case(rows: list[dict]) -> dict[str, list[str]]:  # type: ignore[type-arg]
+    cases: dict[str, list[str]] = {}
+    for row in rows:
+        cases.setdefault(row["case"], []).append(row["action"])
+    return cases
+
+
+def test_replay_jsonl_prints_only_json_lines_with_the_required_keys(real_model, capsys) -> None:  # type: ignore[no-untyped-def]
+    """``plateau replay examples --jsonl`` prints one flat JSON object per step and nothing else."""
+    rows = _jsonl(capsys, ["replay", str(EXAMPLES), "--jsonl"])
+    for row in rows:
+        assert {"case", "step", "action", "state", "score", "reasons"} <= row.keys()
+        assert isinstance(row["reasons"], list)
+    cases = _by_case(rows)
+    assert cases["example-stuck-failing-patch"][-1] == "trip"
+    assert cases["example-stuck-read-edit-cycle"][-1] == "trip"
+    assert "trip" not in cases["example-productive-bugfix"]
+    assert "trip" not in cases["example-productive-rollout-poller"]
+
+
+@pytest.mark.shared("data", "trajectories")
+def test_real_trajectories_are_not_tripped(real_model, capsys) -> None:  # type: ignore[no-untyped-def]
+    """On the real SWE-agent runs: marshmallow gets continue on every step; pydicom is never tripped."""
+    folder = shared_path("data", "trajectories")
+    cases = _by_case(_jsonl(capsys, ["replay", str(folder), "--jsonl"]))
+    marshmallow = next(v for k, v in cases.items() if "marshmallow" in k)
+    pydicom = next(v for k, v in cases.items() if "pydicom" in k)
+    assert set(marshmallow) == {"continue"}
+    assert "trip" not in pydicom
+
+
+def test_demo_runs_a_server_and_replays_over_grpc(tmp_path: Path) -> None:
+    """The README's run command starts a server, replays the examples over gRPC, stops, exits 0."""
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    proc = subprocess.run(
+        [sys.executable, "-m", "plateau.cli", "demo", str(EXAMPLES)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "server listening on 127.0.0.1:" in proc.stderr and "server stopped" in proc.stderr
+    assert "== example-stuck-failing-patch" in proc.stdout and "trip" in proc.stdout

@@ -1,0 +1,38 @@
+"""Seeded chunkings of a text and the chunk where a character (or its 64-character block) arrives:
+how the stream guard's tests state the firing chunk from the rule."""
+
+from __future__ import annotations
+
+import random
+
+from plateau.stream import StreamGuardConfig
+
+__all__ = ["block_chunk", "chunk_of", "seeded"]
+
+B = StreamGuardConfig().block
+
+
+def seeded(text: str, seed: int, low: int = 1, high: int = 9) -> list[str]:
+    """``text`` in seeded chunks of ``low``..``high`` characters."""
+    rng = random.Random(seed)
+    out, i = [], 0
+    while i < len(text):
+        n = rng.randint(low, high)
+        out.append(text[i : i + n])
+        i += n
+    return out
+
+
+def chunk_of(chunks: list[str], offset: int) -> int:
+    """The index of the chunk that holds the character at ``offset``; AssertionError past the end."""
+    end = 0
+    for i, c in enumerate(chunks):
+        end += len(c)
+        if offset < end:
+            return i
+    raise AssertionError(f"offset {offset} beyond the stream")
+
+
+def block_chunk(chunks: list[str], offset: int) -> int:
+    """The chunk that completes the block holding the character at ``offset``."""
+    return chunk_of(chunks, (offset // B + 1) * B - 1)

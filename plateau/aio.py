@@ -211,14 +211,14 @@ class _AsyncLocal:
         return info
 
     async def guard_stream(self, pairs: AsyncIterator[tuple[str, str]], context: str = "") -> AsyncIterator[Any]:
-        from plateau.guard import ChannelGuards
+        from plateau.channels import ChannelGuards
 
         guards = ChannelGuards(context=context)
         async for channel, chunk in pairs:
             yield guards.feed(channel, chunk)
 
     def guard_session(self, context: str = "") -> Any:
-        from plateau.guard import ChannelGuards
+        from plateau.channels import ChannelGuards
 
         guards = ChannelGuards(context=context)
 

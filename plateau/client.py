@@ -662,14 +662,14 @@ class LocalBackend:
         return self.engine.delete_run(run_id, tenant=self.tenant)  # type: ignore[no-any-return]
 
     def guard_stream(self, pairs: Iterable[tuple[str, str]], context: str = "") -> Iterator[Any]:
-        from plateau.guard import ChannelGuards
+        from plateau.channels import ChannelGuards
 
         guards = ChannelGuards(context=context)
         for channel, chunk in pairs:
             yield guards.feed(channel, chunk)
 
     def guard_session(self, context: str = "") -> Any:
-        from plateau.guard import ChannelGuards
+        from plateau.channels import ChannelGuards
 
         guards = ChannelGuards(context=context)
 

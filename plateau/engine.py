@@ -168,9 +168,9 @@ def _call_key(step: Step) -> str | None:
     """The identity of a step's call (tool + canonical args, volatile values masked)."""
     if step.tool is None:
         return None
-    from plateau.signals.progress import canonical_args
+    from plateau.signals.progress import normalized_args
 
-    return f"{step.tool}\x00{canonical_args(step.args)}"
+    return f"{step.tool}\x00{normalized_args(step.args)}"
 
 
 def _copy_analysis(analysis: RunAnalysis) -> RunAnalysis:

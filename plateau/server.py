@@ -588,7 +588,7 @@ class PlateauService:
         return await self._unary("GetRunHistory", requests, context, _PARSE_HISTORY, history)  # type: ignore[no-any-return]
 
     async def GuardStream(self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> None:
-        from plateau.guard import ChannelGuards
+        from plateau.channels import ChannelGuards
 
         limit = self.config.max_chunk_chars
         loop = asyncio.get_running_loop()

@@ -5,7 +5,7 @@ file names, numbers, error messages, facts. Per step, this module counts *new co
 (lower-cased word tokens, stop words and one-character tokens removed) that no earlier step
 of the run contained, and feeds ``log(1 + count)`` to calibrated stall tests (median/MAD
 baseline learned on the run's own warm-up, lower CUSUM;
-:class:`~plateau.detect.calibrated.CalibratedStallTest`). Two counts are tested:
+:class:`~plateau.stats.calibrated.CalibratedStallTest`). Two counts are tested:
 
 - **step gain**: new terms of the step's text and the head of its tool result;
 - **observed gain**: what the environment returned, for a step with a tool result: the terms
@@ -232,7 +232,7 @@ class InformationSignals:
         message with at least ``NEW_FACT_TERMS`` terms new to the run. The narration never
         counts: a stuck agent keeps wording new guesses. A step with new facts is evidence
         against a stall and re-calibrates the baselines
-        (:meth:`plateau.detect.calibrated.CalibratedStallTest.update`; issue 11: a change of
+        (:meth:`plateau.stats.calibrated.CalibratedStallTest.update`; issue 11: a change of
         regime is not a stall, and a run whose every step brings new facts never trips).
     """
 

@@ -27,14 +27,13 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from plateau.integrations import extra_missing
+
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, hook_config
     from typing_extensions import Unpack
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
-    raise ModuleNotFoundError(
-        f'plateau.integrations.langchain needs LangChain v1 ({exc.name} is missing): pip install "plateau-breaker[langchain]"',
-        name=exc.name,
-    ) from exc
+    raise extra_missing(exc, "plateau.integrations.langchain", "LangChain v1", "langchain") from exc
 
 from plateau.integrations.langgraph import GuardOptions, PlateauGuard
 from plateau.types import Verdict

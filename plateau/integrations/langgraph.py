@@ -56,6 +56,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
+from plateau.integrations import RunTripped, extra_missing, steer_text, trip_text
+
 try:
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, convert_to_openai_messages
     from langchain_core.runnables import RunnableConfig
@@ -63,12 +65,8 @@ try:
     from langgraph.graph import END
     from langgraph.types import Command
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
-    raise ModuleNotFoundError(
-        f'plateau.integrations.langgraph needs LangGraph ({exc.name} is missing): pip install "plateau-breaker[langgraph]"',
-        name=exc.name,
-    ) from exc
+    raise extra_missing(exc, "plateau.integrations.langgraph", "LangGraph", "langgraph") from exc
 
-from plateau.integrations import RunTripped, steer_text, trip_text
 from plateau.integrations.openai import ChatRun
 from plateau.session import new_run_id
 from plateau.types import Action, Verdict

@@ -3,7 +3,7 @@
 :mod:`bench.evaluate` scores actions; this module produces them. A *detector* is named:
 
 ==================  ========================================================================
-``plateau``         steps: :class:`~plateau.engine.Engine`; streams: :class:`~plateau.guard.ChannelGuards`
+``plateau``         steps: :class:`~plateau.engine.Engine`; streams: :class:`~plateau.channels.ChannelGuards`
 ``seed-baseline``   steps only (:class:`~bench.baselines.SeedBaseline`, same embedder as Plateau)
 ``exact-args``      steps only (:class:`~bench.baselines.ExactArgs`)
 ``stuck-detector``  steps only (:class:`~bench.baselines.StuckDetector`)
@@ -126,7 +126,7 @@ def plateau_stream_fire(case: Mapping[str, Any], config: Any = None, embedder: A
     int or None
         0-based chunk index, or ``None`` when the guard never fired.
     """
-    from plateau.guard import ChannelGuards
+    from plateau.channels import ChannelGuards
 
     context = case.get("context") if isinstance(case.get("context"), str) else None
     guards = ChannelGuards(config, context=context, embedder=embedder, semantic_background=False)

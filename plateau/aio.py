@@ -23,8 +23,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping
 from typing import Any
 
 from plateau.client import ChannelSettings, ClientBase, Paging, as_step, list_runs_pages, run_history_pages
-from plateau.errors import PlateauError, is_unavailable
-from plateau.failure import fallback_verdict
+from plateau.errors import PlateauError
 from plateau.types import RunHistory, RunInfo, RunSummary, Step, Verdict
 
 __all__ = ["AsyncClient"]
@@ -68,9 +67,7 @@ class AsyncClient(ClientBase):
         try:
             return await self._backend.observe(run_id, step, context, tool_policy)
         except PlateauError as exc:
-            if self.on_unavailable == "raise" or not is_unavailable(exc):
-                raise
-            return fallback_verdict(run_id, step.index, self.on_unavailable, exc)
+            return self._unjudged(run_id, step.index, exc)
 
     async def check(
         self, run_id: str, step: StepLike, context: str | None = None, *, tool_policy: Mapping[str, Any] | None = None
@@ -81,9 +78,7 @@ class AsyncClient(ClientBase):
         try:
             return await self._backend.check(run_id, step, context, tool_policy)
         except PlateauError as exc:
-            if self.on_unavailable == "raise" or not is_unavailable(exc):
-                raise
-            return fallback_verdict(run_id, step.index, self.on_unavailable, exc)
+            return self._unjudged(run_id, step.index, exc)
 
     def observe_many(
         self, run_id: str, steps: Iterable[StepLike] | AsyncIterable[StepLike], context: str | None = None
@@ -211,14 +206,14 @@ class _AsyncLocal:
         return info
 
     async def guard_stream(self, pairs: AsyncIterator[tuple[str, str]], context: str = "") -> AsyncIterator[Any]:
-        from plateau.guard import ChannelGuards
+        from plateau.channels import ChannelGuards
 
         guards = ChannelGuards(context=context)
         async for channel, chunk in pairs:
             yield guards.feed(channel, chunk)
 
     def guard_session(self, context: str = "") -> Any:
-        from plateau.guard import ChannelGuards
+        from plateau.channels import ChannelGuards
 
         guards = ChannelGuards(context=context)
 

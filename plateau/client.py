@@ -374,6 +374,15 @@ class ClientBase:
         self._backend = backend
         self.on_unavailable: OnUnavailable = check_policy(on_unavailable)
 
+    def _unjudged(self, run_id: str, index: int, exc: PlateauError) -> Verdict:
+        """What ``observe`` or ``check`` answers when the backend raised ``exc`` for step
+        ``index``: the ``on_unavailable`` verdict (:func:`plateau.failure.fallback_verdict`) when
+        ``exc`` says Plateau could not judge (:func:`plateau.errors.is_unavailable`) and the
+        policy is not ``"raise"``; else ``exc`` is raised again."""
+        if self.on_unavailable == "raise" or not is_unavailable(exc):
+            raise exc
+        return fallback_verdict(run_id, index, self.on_unavailable, exc)
+
     #: The backend classes a client opens: in process (engine, tenant) and remote (settings, timeout).
     _kinds: ClassVar[tuple[Callable[[Any, str], Any], Callable[[ChannelSettings, float | None], Any]]]
 
@@ -513,9 +522,7 @@ class Client(ClientBase):
         try:
             return self._backend.observe(run_id, step, context, tool_policy)
         except PlateauError as exc:
-            if self.on_unavailable == "raise" or not is_unavailable(exc):
-                raise
-            return fallback_verdict(run_id, step.index, self.on_unavailable, exc)
+            return self._unjudged(run_id, step.index, exc)
 
     def check(
         self, run_id: str, step: Step | Mapping[str, Any], context: str | None = None, *, tool_policy: Mapping[str, Any] | None = None
@@ -533,9 +540,7 @@ class Client(ClientBase):
         try:
             return self._backend.check(run_id, step, context, tool_policy)
         except PlateauError as exc:
-            if self.on_unavailable == "raise" or not is_unavailable(exc):
-                raise
-            return fallback_verdict(run_id, step.index, self.on_unavailable, exc)
+            return self._unjudged(run_id, step.index, exc)
 
     def session(
         self, run_id: str | None = None, context: str | None = None, *, next_index: int = 0, tool_policy: Mapping[str, Any] | None = None
@@ -662,14 +667,14 @@ class LocalBackend:
         return self.engine.delete_run(run_id, tenant=self.tenant)  # type: ignore[no-any-return]
 
     def guard_stream(self, pairs: Iterable[tuple[str, str]], context: str = "") -> Iterator[Any]:
-        from plateau.guard import ChannelGuards
+        from plateau.channels import ChannelGuards
 
         guards = ChannelGuards(context=context)
         for channel, chunk in pairs:
             yield guards.feed(channel, chunk)
 
     def guard_session(self, context: str = "") -> Any:
-        from plateau.guard import ChannelGuards
+        from plateau.channels import ChannelGuards
 
         guards = ChannelGuards(context=context)
 
@@ -704,29 +709,25 @@ class _Remote:
 
         return error_from_rpc(exc, self._target)
 
-    def observe(self, run_id: str, step: Step, context: str | None, tool_policy: Mapping[str, Any] | None = None) -> Verdict:
+    def _judge(
+        self, method: Any, request_type: Any, run_id: str, step: Step, context: str | None, tool_policy: Mapping[str, Any] | None
+    ) -> Verdict:
         from plateau import convert
-        from plateau.v1 import plateau_pb2 as pb
 
-        request = pb.ObserveRequest(
+        request = request_type(
             run_id=run_id, step=convert.step_to_pb(step), context=context or "", tool_policy=convert.tool_policy_to_pb(tool_policy)
         )
-        try:
-            return convert.verdict_from_pb(self._stub.Observe(request, timeout=self._timeout, metadata=self._metadata))
-        except self._grpc.RpcError as exc:
-            raise self._error(exc) from None
+        return convert.verdict_from_pb(self._unary(method, request))
+
+    def observe(self, run_id: str, step: Step, context: str | None, tool_policy: Mapping[str, Any] | None = None) -> Verdict:
+        from plateau.v1 import plateau_pb2 as pb
+
+        return self._judge(self._stub.Observe, pb.ObserveRequest, run_id, step, context, tool_policy)
 
     def check(self, run_id: str, step: Step, context: str | None, tool_policy: Mapping[str, Any] | None = None) -> Verdict:
-        from plateau import convert
         from plateau.v1 import plateau_pb2 as pb
 
-        request = pb.CheckRequest(
-            run_id=run_id, step=convert.step_to_pb(step), context=context or "", tool_policy=convert.tool_policy_to_pb(tool_policy)
-        )
-        try:
-            return convert.verdict_from_pb(self._stub.Check(request, timeout=self._timeout, metadata=self._metadata))
-        except self._grpc.RpcError as exc:
-            raise self._error(exc) from None
+        return self._judge(self._stub.Check, pb.CheckRequest, run_id, step, context, tool_policy)
 
     def observe_many(self, run_id: str, steps: Iterable[Step], context: str | None) -> Iterator[Verdict]:
         from plateau import convert
@@ -739,13 +740,18 @@ class _Remote:
         except self._grpc.RpcError as exc:
             raise self._error(exc) from None
 
+    def _unary(self, method: Any, request: Any) -> Any:
+        """``method(request)`` with the client's deadline and metadata; a gRPC error raised as
+        the :class:`~plateau.errors.PlateauError` it stands for."""
+        try:
+            return method(request, timeout=self._timeout, metadata=self._metadata)
+        except self._grpc.RpcError as exc:
+            raise self._error(exc) from None
+
     def _run_call(self, method: Any, request: Any) -> RunInfo:
         from plateau import convert
 
-        try:
-            return convert.run_info_from_pb(method(request, timeout=self._timeout, metadata=self._metadata))
-        except self._grpc.RpcError as exc:
-            raise self._error(exc) from None
+        return convert.run_info_from_pb(self._unary(method, request))
 
     def get_run(self, run_id: str) -> RunInfo:
         from plateau.v1 import plateau_pb2 as pb
@@ -761,11 +767,7 @@ class _Remote:
         from plateau import convert
         from plateau.v1 import plateau_pb2 as pb
 
-        try:
-            request = pb.ListRunsRequest(page_size=page_size, page_token=token)
-            msg = self._stub.ListRuns(request, timeout=self._timeout, metadata=self._metadata)
-        except self._grpc.RpcError as exc:
-            raise self._error(exc) from None
+        msg = self._unary(self._stub.ListRuns, pb.ListRunsRequest(page_size=page_size, page_token=token))
         return [convert.run_summary_from_pb(r) for r in msg.runs], msg.next_page_token
 
     def run_history(self, run_id: str, page_size: int, token: str) -> tuple[RunHistory, str]:
@@ -773,10 +775,7 @@ class _Remote:
         from plateau.v1 import plateau_pb2 as pb
 
         request = pb.GetRunHistoryRequest(run_id=run_id, page_size=page_size, page_token=token)
-        try:
-            return convert.run_history_from_pb(self._stub.GetRunHistory(request, timeout=self._timeout, metadata=self._metadata))
-        except self._grpc.RpcError as exc:
-            raise self._error(exc) from None
+        return convert.run_history_from_pb(self._unary(self._stub.GetRunHistory, request))
 
     def end_run(self, run_id: str) -> RunInfo:
         from plateau.v1 import plateau_pb2 as pb

@@ -8,7 +8,7 @@ the remote client equals the in-process one. Reading a request validates it:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from plateau.errors import InvalidArgument
 from plateau.types import (
@@ -57,6 +57,7 @@ _STATES = {
 _STATES_BACK: dict[int, BreakerState] = {int(v): k for k, v in _STATES.items()}
 _STATUS = {ToolStatus.UNKNOWN: pb.TOOL_STATUS_UNSPECIFIED, ToolStatus.OK: pb.TOOL_STATUS_OK, ToolStatus.ERROR: pb.TOOL_STATUS_ERROR}
 _STATUS_BACK: dict[int, ToolStatus] = {int(v): k for k, v in _STATUS.items()}
+_E = TypeVar("_E")
 
 
 def action_to_pb(action: Action) -> Any:
@@ -64,12 +65,16 @@ def action_to_pb(action: Action) -> Any:
     return _ACTIONS[action]
 
 
+def _known(table: Mapping[int, _E], value: int, field: str) -> _E:
+    try:
+        return table[value]
+    except KeyError:
+        raise InvalidArgument(field, f"unknown value {value}") from None
+
+
 def action_from_pb(value: int) -> Action:
     """``plateau.v1.Action`` value → :class:`Action`; ``InvalidArgument`` for an unknown value."""
-    try:
-        return _ACTIONS_BACK[value]
-    except KeyError:
-        raise InvalidArgument("action", f"unknown value {value}") from None
+    return _known(_ACTIONS_BACK, value, "action")
 
 
 def state_to_pb(state: BreakerState) -> Any:
@@ -78,11 +83,8 @@ def state_to_pb(state: BreakerState) -> Any:
 
 
 def state_from_pb(value: int) -> BreakerState:
-    """``plateau.v1.BreakerState`` value → :class:`BreakerState`."""
-    try:
-        return _STATES_BACK[value]
-    except KeyError:
-        raise InvalidArgument("state", f"unknown value {value}") from None
+    """``plateau.v1.BreakerState`` value → :class:`BreakerState`; ``InvalidArgument`` for an unknown value."""
+    return _known(_STATES_BACK, value, "state")
 
 
 def step_to_pb(step: Step) -> pb.Step:

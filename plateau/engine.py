@@ -1,10 +1,11 @@
 """The engine: ``Engine.observe(run_id, step) -> Verdict``, the whole flow top to bottom.
 
 1. Validate the run id and the step (``InvalidArgument`` naming the field; nothing changes).
-2. Check the step's place in its run: the next index is applied; an already-seen index with
-   the same content returns the stored verdict (idempotent re-send); a later index whose
-   predecessor is still being judged (sent concurrently) waits for it, up to
-   ``config.order_wait_seconds``; anything else is a ``StepConflict``.
+2. Check the step's place in its run (:mod:`plateau.ordering`, whose :class:`StepOrder` the
+   engine owns): the next index is applied; an already-seen index with the same content
+   returns the stored verdict (idempotent re-send); a later index whose predecessor is still
+   being judged (sent concurrently) waits for it, up to ``config.order_wait_seconds``;
+   anything else is a ``StepConflict``.
 3. Embed the step's text and its tool call + result (one model call, outside the run's lock,
    so concurrent runs share batches).
 4. Under the run's lock, the run's :class:`~plateau.analysis.RunAnalysis` judges the step as
@@ -44,8 +45,7 @@ import re
 import threading
 import time
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -54,6 +54,7 @@ from plateau.config import Config
 from plateau.embed import CachedEmbedder, Embedder
 from plateau.envelope import harness_view
 from plateau.errors import InvalidArgument, LimitExceeded, RunNotFound, StepConflict, StoreUnavailable
+from plateau.ordering import StepOrder
 from plateau.policy import ToolPolicy
 from plateau.record import RunRecord
 from plateau.signals.intent import IntentReader
@@ -110,8 +111,6 @@ def _history_start(token: object) -> int:
 #: Attempts at a change that another process keeps racing (compare-and-set refused) before
 #: the call is ``StoreUnavailable``.
 _CAS_ATTEMPTS = 8
-#: Seconds between checks of a predecessor that another process is judging (shared stores).
-_REMOTE_POLL_SECONDS = 0.02
 #: Locks that run creations of different tenants are spread over (a tenant always uses the same).
 _CREATE_STRIPES = 64
 
@@ -168,9 +167,9 @@ def _call_key(step: Step) -> str | None:
     """The identity of a step's call (tool + canonical args, volatile values masked)."""
     if step.tool is None:
         return None
-    from plateau.signals.progress import canonical_args
+    from plateau.signals.progress import normalized_args
 
-    return f"{step.tool}\x00{canonical_args(step.args)}"
+    return f"{step.tool}\x00{normalized_args(step.args)}"
 
 
 def _copy_analysis(analysis: RunAnalysis) -> RunAnalysis:
@@ -202,17 +201,6 @@ def _remember_outcome(analysis: RunAnalysis, step: Step) -> None:
     outcomes[key] = (step.result, step.status.value)
     while len(outcomes) > CALL_OUTCOMES_KEPT:
         del outcomes[next(iter(outcomes))]
-
-
-class _Gate:
-    """Per-run coordination: the run's lock (a condition) and the indices being judged."""
-
-    __slots__ = ("cond", "inflight", "users")
-
-    def __init__(self) -> None:
-        self.cond = threading.Condition(threading.Lock())
-        self.inflight: dict[int, int] = {}
-        self.users = 0
 
 
 def _head_tail(text: str, limit: int) -> str:
@@ -265,8 +253,8 @@ class Engine:
         self.store.bind(self.config)
         self.clock = clock
         self.intent = IntentReader(self.embedder)
-        self._gates: dict[RunKey, _Gate] = {}
-        self._gates_lock = threading.Lock()
+        #: The ordering of each run's steps (:mod:`plateau.ordering`).
+        self.order = StepOrder(self.store, self.config.order_wait_seconds)
         # a run's creation counts and inserts under its tenant's lock (striped: bounded memory),
         # so the tenant limit holds exactly and one tenant at its limit never holds up another's
         # new runs (issue 22, item 1)
@@ -274,27 +262,6 @@ class Engine:
         #: Called as ``listener(tenant, verdict)`` after each new step is stored (not for
         #: re-sends), in the calling thread; for metrics. Exceptions propagate: keep them trivial.
         self.listeners: list[Callable[[str, Verdict], None]] = []
-
-    @contextmanager
-    def _gate(self, key: RunKey) -> Iterator[_Gate]:
-        """The run's gate, kept alive while anyone uses it (then dropped, so memory stays bounded)."""
-        with self._gates_lock:
-            gate = self._gates.get(key)
-            if gate is None:
-                gate = self._gates[key] = _Gate()
-            gate.users += 1
-        try:
-            yield gate
-        finally:
-            with self._gates_lock:
-                gate.users -= 1
-                if gate.users == 0:
-                    del self._gates[key]
-
-    @contextmanager
-    def _locked(self, key: RunKey) -> Iterator[_Gate]:
-        with self._gate(key) as gate, gate.cond:
-            yield gate
 
     # ----------------------------------------------------------------- validation
     def _validate(self, run_id: str, step: Step, context: str | None) -> None:
@@ -329,23 +296,13 @@ class Engine:
     ) -> Verdict | None:
         """Return the stored verdict for an idempotent re-send, None for the next step, or raise.
 
-        With ``ahead_ok`` a later index passes (its predecessor is in flight); else it is a gap,
-        unless the run is absent because the store lost it (:meth:`Store.lost`, e.g. a Redis
-        restarted empty): that is ``RunNotFound`` saying so (issue 22, item 14).
+        The step's place in its run (replay, gap, ended run) is :meth:`StepOrder.place`'s
+        (:mod:`plateau.ordering`); then the run's limits: ``LimitExceeded`` at
+        ``config.max_steps_per_run``, ``StepConflict`` for a context that differs from the run's.
         """
-        seen = 0 if record is None else len(record.fingerprints)
-        if record is not None and step.index < seen:
-            if record.fingerprints[step.index] == fingerprint:
-                return record.verdicts[step.index]
-            raise StepConflict(f"step.index: step {step.index} of run {run_id!r} was already observed with different content")
-        if record is not None and record.ended:
-            raise StepConflict(f"run_id: run {run_id!r} has ended; start a new run id")
-        if step.index > seen and not ahead_ok:
-            lost = getattr(self.store, "lost", None) if record is None and key is not None else None
-            why = lost(key) if lost is not None else None
-            if why:
-                raise RunNotFound(f"run_id: no run {run_id!r}: {why}; start it again from step 0")
-            raise StepConflict(f"step.index: run {run_id!r} expects step {seen} next, got {step.index} (a gap)")
+        stored = self.order.place(record, run_id, step.index, fingerprint, ahead_ok=ahead_ok, key=key)
+        if stored is not None:
+            return stored
         if step.index >= self.config.max_steps_per_run:
             raise LimitExceeded(
                 f"step.index: run {run_id!r} has reached the limit of {self.config.max_steps_per_run} steps per run; start a new run id"
@@ -353,22 +310,6 @@ class Engine:
         if context and record is not None and record.context and context != record.context:
             raise StepConflict(f"context: differs from the context run {run_id!r} was started with")
         return None
-
-    @staticmethod
-    def _predecessor_in_flight(gate: _Gate, seen: int, index: int) -> bool:
-        return any(seen <= i < index for i in gate.inflight)
-
-    def _elsewhere(self, key: RunKey, index: int) -> tuple[RunRecord | None, bool]:
-        """The run's record, and whether another process sharing the store judges a step
-        between the record's end and ``index``.
-
-        The steps in flight are read *before* the record: a predecessor that lands between
-        the two reads is then in the record, never missed by both (which would read as a gap).
-        """
-        busy = self.store.inflight(key)
-        record = self.store.get(key)
-        seen = 0 if record is None else len(record.fingerprints)
-        return record, index > seen and any(seen <= i < index for i in busy)
 
     # ----------------------------------------------------------------- embedding
     def embed_inputs(self, step: Step) -> tuple[str | None, str | None]:
@@ -478,60 +419,29 @@ class Engine:
         policy = self._validate_policy(tool_policy)
         fingerprint = step.fingerprint()
         key: RunKey = (tenant, run_id)
-        wait = self.config.order_wait_seconds if timeout is None else max(0.0, min(timeout, self.config.order_wait_seconds))
-        with self._gate(key) as gate:
-            with gate.cond:
-                gate.inflight[step.index] = gate.inflight.get(step.index, 0) + 1
-            token = None
-            try:
-                token = self.store.enter(key, step.index, wait + 60.0)
-                with gate.cond:
-                    record = self.store.get(key)
-                    seen = 0 if record is None else len(record.fingerprints)
-                    ahead_ok = self._predecessor_in_flight(gate, seen, step.index)
-                    if not ahead_ok and step.index > seen:
-                        record, ahead_ok = self._elsewhere(key, step.index)
-                    stored = self._check_place(record, run_id, step, fingerprint, context, ahead_ok=ahead_ok, key=key)
-                    if record is None and step.index == 0:
-                        self._check_tenant_room(tenant)
-                if stored is not None:
-                    return stored
-                view = harness_view(step)  # what the detectors read; ``step`` is what is stored
-                text_vec, obs_vec = self._embed(view)
-                deadline = time.monotonic() + wait
-                for _ in range(_CAS_ATTEMPTS):
-                    with gate.cond:
-                        while True:
-                            record = self.store.get(key)
-                            seen = 0 if record is None else len(record.fingerprints)
-                            remaining = deadline - time.monotonic()
-                            if step.index <= seen or remaining <= 0:
-                                break
-                            if self._predecessor_in_flight(gate, seen, step.index):
-                                gate.cond.wait(remaining)
-                                continue
-                            record, elsewhere = self._elsewhere(key, step.index)
-                            if elsewhere:
-                                gate.cond.wait(min(remaining, _REMOTE_POLL_SECONDS))
-                            elif record is None or len(record.fingerprints) == seen:
-                                break
-                        stored = self._check_place(record, run_id, step, fingerprint, context, key=key)
-                        if stored is not None:
-                            return stored
-                        try:
-                            return self._accept(key, record, view, fingerprint, context, text_vec, obs_vec, policy)
-                        except StaleRecord:  # another process changed the run: read it again
-                            continue
-                raise StoreUnavailable(f"store: run {run_id!r} kept changing in other processes; step {step.index} was not applied")
-            finally:
-                self.store.leave(key, token)
-                with gate.cond:
-                    left = gate.inflight[step.index] - 1
-                    if left:
-                        gate.inflight[step.index] = left
-                    else:
-                        del gate.inflight[step.index]
-                    gate.cond.notify_all()
+        wait = self.order.budget(timeout)
+        with self.order.turn(key, step.index, wait) as turn:
+            with turn.lock:
+                record, ahead_ok = turn.first_look()
+                stored = self._check_place(record, run_id, step, fingerprint, context, ahead_ok=ahead_ok, key=key)
+                if record is None and step.index == 0:
+                    self._check_tenant_room(tenant)
+            if stored is not None:
+                return stored
+            view = harness_view(step)  # what the detectors read; ``step`` is what is stored
+            text_vec, obs_vec = self._embed(view)
+            deadline = time.monotonic() + wait
+            for _ in range(_CAS_ATTEMPTS):
+                with turn.lock:
+                    record = turn.wait_for_predecessors(deadline)
+                    stored = self._check_place(record, run_id, step, fingerprint, context, key=key)
+                    if stored is not None:
+                        return stored
+                    try:
+                        return self._accept(key, record, view, fingerprint, context, text_vec, obs_vec, policy)
+                    except StaleRecord:  # another process changed the run: read it again
+                        continue
+            raise StoreUnavailable(f"store: run {run_id!r} kept changing in other processes; step {step.index} was not applied")
 
     def check(
         self,
@@ -578,7 +488,7 @@ class Engine:
         self._validate(run_id, step, context)
         policy = self._validate_policy(tool_policy)
         key: RunKey = (tenant, run_id)
-        with self._locked(key):
+        with self.order.locked(key):
             record = self.store.get(key)
             seen = 0 if record is None else len(record.fingerprints)
             step = dataclasses.replace(step, index=seen)
@@ -641,7 +551,7 @@ class Engine:
 
     def _evict(self, key: RunKey) -> bool:
         """Delete the ended run ``key`` to make room; False when it is busy or no longer ended."""
-        with self._locked(key) as gate:
+        with self.order.locked(key) as gate:
             record = self.store.get(key)
             if record is None:
                 return True
@@ -750,7 +660,7 @@ class Engine:
     def get_run(self, run_id: str, *, tenant: str = "") -> RunInfo:
         """The state of run ``run_id``. Raises ``RunNotFound``, ``InvalidArgument``."""
         validate_run_id(run_id, self.config.max_run_id_chars)
-        with self._locked((tenant, run_id)):
+        with self.order.locked((tenant, run_id)):
             return self._info(self._record((tenant, run_id)))
 
     def list_runs(self, *, tenant: str = "", page_size: int = 0, page_token: str = "") -> tuple[list[RunSummary], str]:
@@ -809,7 +719,7 @@ class Engine:
         size = _page_size(page_size, _HISTORY_PAGE)
         start = _history_start(page_token)
         key = (tenant, run_id)
-        with self._locked(key):
+        with self.order.locked(key):
             record = self._record(key)
             n = len(record.verdicts)
             times = list(getattr(record, "times", []))
@@ -830,7 +740,7 @@ class Engine:
         """
         validate_run_id(run_id, self.config.max_run_id_chars)
         key = (tenant, run_id)
-        with self._locked(key):
+        with self.order.locked(key):
             for _ in range(_CAS_ATTEMPTS):
                 old = self._record(key)
                 if old.ended:
@@ -854,7 +764,7 @@ class Engine:
         """
         validate_run_id(run_id, self.config.max_run_id_chars)
         key = (tenant, run_id)
-        with self._locked(key):
+        with self.order.locked(key):
             for _ in range(_CAS_ATTEMPTS):
                 record = self._record(key)
                 if not record.ended:
@@ -878,7 +788,7 @@ class Engine:
         """
         validate_run_id(run_id, self.config.max_run_id_chars)
         key = (tenant, run_id)
-        with self._locked(key):
+        with self.order.locked(key):
             info = self._info(self._record(key))
             self.store.delete(key)
             return info
@@ -891,7 +801,7 @@ class Engine:
         ended_before = now - self.config.ended_run_ttl_seconds
         gone = 0
         for key in self.store.expired(idle_before, ended_before):
-            with self._locked(key) as gate:
+            with self.order.locked(key) as gate:
                 record = self.store.get(key)
                 if record is None or gate.inflight:  # a step on its way counts as activity
                     continue

@@ -32,12 +32,12 @@ plain words. :data:`POLICY` (assembled from the detectors' declared rules,
 The calibrated evidence (``progress.none``, ``semantic.stall``) also needs **recurrence
 against the run's memory** (:func:`recurs`): at least ``RECURRENT_SHARE`` of the last
 ``window`` steps found what an earlier step had already found
-(:class:`~plateau.signals.memory.MemorySignals`), unless no recent step consulted the
+(:class:`~plateau.signals.recurrence.MemorySignals`), unless no recent step consulted the
 environment at all (pure reasoning or chat, judged by its narration alone). Small movement
 while the environment keeps answering something new is work, not a stall (issue 11: runs
 that move from exploring to executing were tripped on this evidence alone). The calibrated
 tests themselves re-calibrate on steps that bring new facts
-(:mod:`plateau.detect.calibrated`), so such steps never add evidence.
+(:mod:`plateau.stats.calibrated`), so such steps never add evidence.
 
 The step's score is the largest capped finding; the breaker (:mod:`plateau.breaker`) turns it
 into continue, steer or trip, tripping at once only on structural evidence.
@@ -58,13 +58,13 @@ from plateau.analysis.facts import StepFacts
 from plateau.analysis.registry import DETECTORS, POLICY
 from plateau.analysis.scale import STEER_LEVEL, TRIP_LEVEL, count_score
 from plateau.config import Config
-from plateau.signals.memory import MemorySignals
+from plateau.signals.recurrence import MemorySignals
 
 __all__ = ["POLICY", "RECURRENT_SHARE", "STEER_LEVEL", "TRIP_LEVEL", "Evidence", "Rule", "count_score", "evidence_of", "fuse", "recurs"]
 
 #: Calibrated evidence (``progress.none``) reaches trip level only when at least this share of
 #: the last ``window`` steps found what an earlier step had already found (a tool result
-#: near-identical to an earlier one; :class:`~plateau.signals.memory.MemorySignals`), or when
+#: near-identical to an earlier one; :class:`~plateau.signals.recurrence.MemorySignals`), or when
 #: no recent step consulted the environment at all (pure talk, judged by its narration alone).
 #: Half: a stall is most of the recent steps repeating an answer, not a few re-checks among
 #: new findings and actions.

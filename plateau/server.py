@@ -34,7 +34,8 @@ Reliability and security (all optional, see :func:`start_server`):
   connections, retries) are applied in index order: a step whose predecessor is in flight on
   the server waits for it (asynchronously, holding no worker thread) within its deadline and
   ``config.order_wait_seconds``; a step whose predecessor is not in flight is a gap
-  (``FAILED_PRECONDITION``). Duplicates return the stored verdict and count once.
+  (``FAILED_PRECONDITION``). Duplicates return the stored verdict and count once. The rules
+  and where each is kept: :mod:`plateau.ordering`.
 - **Auth.** With a :class:`~plateau.auth.TokenTable`, every Plateau call needs a bearer token
   (``UNAUTHENTICATED`` otherwise) and runs are namespaced by the token's tenant.
 - **TLS / mutual TLS** with :class:`~plateau.auth.ServerTls`.
@@ -63,7 +64,6 @@ import re
 import signal
 import threading
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -84,6 +84,7 @@ from plateau.engine import Engine
 from plateau.errors import ERROR_DOMAIN, InvalidArgument, PlateauError, StoreUnavailable
 from plateau.integrations import otel_server_interceptors
 from plateau.metrics import Metrics
+from plateau.ordering import Arrivals
 from plateau.v1 import plateau_pb2 as pb
 
 __all__ = ["STATUS_CODES", "PlateauService", "RunningServer", "StoreOutOfService", "rich_status", "serve", "start_server"]
@@ -140,19 +141,6 @@ _PARSE_HISTORY = _lenient(pb.GetRunHistoryRequest.FromString)
 def _left(deadline: float) -> float:
     """Seconds left until ``deadline`` (``time.monotonic`` clock; ``inf`` stays ``inf``)."""
     return deadline if math.isinf(deadline) else deadline - time.monotonic()
-
-
-class _Flights:
-    """Indices of one run's steps currently on the server (for in-order application)."""
-
-    __slots__ = ("cond", "indices")
-
-    def __init__(self) -> None:
-        self.cond = asyncio.Condition()
-        self.indices: Counter[int] = Counter()
-
-    def lower_in_flight(self, index: int) -> bool:
-        return any(i < index for i in self.indices)
 
 
 def rich_status(code: grpc.StatusCode, message: str, reason: str, field: str | None = None) -> grpc.Status:
@@ -235,7 +223,9 @@ class PlateauService:
         self.store_health: _StoreHealth | None = None
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="plateau-rpc")
         self._guard_pool = ThreadPoolExecutor(max_workers=guard_workers, thread_name_prefix="plateau-guard")
-        self._flights: dict[tuple[str, str], _Flights] = {}
+        #: The steps of each run on this server, waited for in index order before they take a
+        #: worker thread (:mod:`plateau.ordering`; the engine keeps the order in the pool).
+        self.arrivals = Arrivals()
         self.admission = Admission(self.config, auth.tenants if auth is not None else ())
         self._closing: asyncio.Event | None = None
 
@@ -355,17 +345,6 @@ class PlateauService:
             raise InvalidArgument("request", f"cannot be parsed ({request.error}); string fields must be valid UTF-8")
 
     # ------------------------------------------------------------------ observe
-    async def _ordered(self, key: tuple[str, str], index: int, budget: float) -> None:
-        """Wait (at most ``budget`` seconds) until no lower index of the run is in flight here."""
-        flights = self._flights[key]
-        if not flights.lower_in_flight(index) or budget <= 0:
-            return
-        try:
-            async with flights.cond:
-                await asyncio.wait_for(flights.cond.wait_for(lambda: not flights.lower_in_flight(index)), timeout=budget)
-        except TimeoutError:
-            pass  # the engine decides: still a gap, or the predecessor just landed
-
     async def _observe_one(self, data: bytes, tenant: str, deadline: float, fields: dict[str, Any]) -> pb.Verdict:
         """One ``ObserveRequest`` (its bytes): hold them, parse in a work slot, wait for the step's
         predecessor (holding no slot), judge in a work slot."""
@@ -385,11 +364,6 @@ class PlateauService:
 
     async def _observe_parsed(self, request: Any, tenant: str, size: int, deadline: float) -> pb.Verdict:
         key = (tenant, request.run_id)
-        flights = self._flights.get(key)
-        if flights is None:
-            flights = self._flights[key] = _Flights()
-        index = request.step.index
-        flights.indices[index] += 1
         budget = min(_left(deadline), self.config.order_wait_seconds)
         order_deadline = time.monotonic() + budget
 
@@ -403,17 +377,9 @@ class PlateauService:
             verdict = self.engine.observe(request.run_id, step, request.context or None, tenant=tenant, timeout=left, tool_policy=policy)
             return convert.verdict_to_pb(verdict)
 
-        try:
-            await self._ordered(key, index, budget)
+        async with self.arrivals.arrive(key, request.step.index) as arrival:
+            await arrival.after_predecessors(budget)
             return await self._admitted(tenant, size, deadline, observe)
-        finally:
-            flights.indices[index] -= 1
-            if flights.indices[index] <= 0:
-                del flights.indices[index]
-            async with flights.cond:
-                flights.cond.notify_all()
-            if not flights.indices and self._flights.get(key) is flights:
-                del self._flights[key]
 
     async def Observe(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> pb.Verdict:
         # Registered as a streaming handler (the wire is the same for a unary call): the caller is
@@ -588,7 +554,7 @@ class PlateauService:
         return await self._unary("GetRunHistory", requests, context, _PARSE_HISTORY, history)  # type: ignore[no-any-return]
 
     async def GuardStream(self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> None:
-        from plateau.guard import ChannelGuards
+        from plateau.channels import ChannelGuards
 
         limit = self.config.max_chunk_chars
         loop = asyncio.get_running_loop()

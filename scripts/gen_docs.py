@@ -38,6 +38,7 @@ MODULES = [
     "plateau.integrations.otel",
     "plateau.engine",
     "plateau.record",
+    "plateau.ordering",
     "plateau.server",
     "plateau.admission",
     "plateau.cli",

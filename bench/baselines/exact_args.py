@@ -40,11 +40,14 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["ExactArgs", "canonical_args"]
+__all__ = ["ExactArgs", "sorted_json"]
 
 
-def canonical_args(args: Any) -> str:
-    """Serialise tool arguments canonically.
+def sorted_json(args: Any) -> str:
+    """Serialise tool arguments as this baseline compares them: any JSON-like value, sorted keys.
+
+    Unlike :func:`plateau.types.canonical_args` nothing is validated or parsed (a JSON string
+    stays a string), as in the rule the baseline re-implements.
 
     Parameters
     ----------
@@ -59,7 +62,7 @@ def canonical_args(args: Any) -> str:
 
     Examples
     --------
-    >>> canonical_args({"b": 1, "a": [2, {"d": 3, "c": 4}]})
+    >>> sorted_json({"b": 1, "a": [2, {"d": 3, "c": 4}]})
     '{"a":[2,{"c":4,"d":3}],"b":1}'
     """
     return json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
@@ -122,7 +125,7 @@ class ExactArgs:
         tool = step.get("tool")
         if tool is None:
             return "continue"
-        key = (str(tool), canonical_args(step.get("args")))
+        key = (str(tool), sorted_json(step.get("args")))
         if key == self._last_key:
             self._count += 1
         else:

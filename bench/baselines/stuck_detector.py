@@ -60,7 +60,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bench.baselines.exact_args import canonical_args
+from bench.baselines.exact_args import sorted_json
 
 __all__ = ["StuckDetector", "step_is_error"]
 
@@ -220,7 +220,7 @@ class StuckDetector:
         if tool is None:
             self._events.append(_Event("message", (agent, text)))
             return
-        self._events.append(_Event("action", (agent, str(tool), canonical_args(step.get("args")), text)))
+        self._events.append(_Event("action", (agent, str(tool), sorted_json(step.get("args")), text)))
         if step.get("result") is None and step.get("status") is None:
             return
         result = "" if step.get("result") is None else str(step.get("result"))

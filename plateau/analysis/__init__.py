@@ -24,8 +24,8 @@ from plateau.analysis.registry import DETECTORS
 from plateau.config import Config
 from plateau.signals.information import InformationTracker
 from plateau.signals.intent import IntentReader, Repetition
-from plateau.signals.memory import RunMemory
 from plateau.signals.progress import ProgressTracker
+from plateau.signals.recurrence import RunMemory
 from plateau.signals.semantic import SemanticTracker
 from plateau.signals.talk import TalkTracker
 from plateau.signals.textual import TextualTracker

@@ -21,8 +21,8 @@ import numpy as np
 from plateau.envelope import is_format_rejection
 from plateau.signals.information import NEW_FACT_TERMS, InformationSignals
 from plateau.signals.intent import IntentReader, Repetition
-from plateau.signals.memory import MemorySignals, is_recurrent
 from plateau.signals.progress import ProgressSignals, is_refused, is_waiting
+from plateau.signals.recurrence import MemorySignals, is_recurrent
 from plateau.signals.semantic import SemanticSignals
 from plateau.signals.talk import TalkSignals
 from plateau.signals.textual import TextualSignals

@@ -29,7 +29,7 @@ from typing import Any
 from plateau.errors import PlateauError
 from plateau.types import Verdict
 
-__all__ = ["DEFAULT_STEER", "STEER_PREFIX", "RunTripped", "otel_server_interceptors", "steer_text", "trip_text"]
+__all__ = ["DEFAULT_STEER", "STEER_PREFIX", "RunTripped", "extra_missing", "otel_server_interceptors", "steer_text", "trip_text"]
 
 #: How every message Plateau puts into an agent's conversation begins, so the model (and whoever
 #: reads the transcript) can tell it from the user's and the tools' words.
@@ -37,6 +37,13 @@ STEER_PREFIX = "[Plateau] "
 
 #: The steer text when a verdict carries no message of its own.
 DEFAULT_STEER = "You appear to be repeating yourself; change approach."
+
+
+def extra_missing(exc: ModuleNotFoundError, module: str, library: str, extra: str) -> ModuleNotFoundError:
+    """``exc`` (a module of an integration's agent library missing) as the error an integration
+    raises on import: a :class:`ModuleNotFoundError` with the same ``name`` whose message says
+    that ``module`` needs ``library``, which module is missing, and the pip command of ``extra``."""
+    return ModuleNotFoundError(f'{module} needs {library} ({exc.name} is missing): pip install "plateau-breaker[{extra}]"', name=exc.name)
 
 
 def steer_text(message: str | None) -> str:

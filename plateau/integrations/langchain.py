@@ -24,18 +24,18 @@ hooks call it in a worker thread). Install with ``pip install "plateau-breaker[l
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from plateau.integrations import extra_missing
 
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, hook_config
+    from typing_extensions import Unpack
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
-    raise ModuleNotFoundError(
-        f'plateau.integrations.langchain needs LangChain v1 ({exc.name} is missing): pip install "plateau-breaker[langchain]"',
-        name=exc.name,
-    ) from exc
+    raise extra_missing(exc, "plateau.integrations.langchain", "LangChain v1", "langchain") from exc
 
-from plateau.integrations.langgraph import PlateauGuard
+from plateau.integrations.langgraph import GuardOptions, PlateauGuard
 from plateau.types import Verdict
 
 __all__ = ["PlateauMiddleware"]
@@ -52,6 +52,9 @@ class PlateauMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     ----------
     client
         A :class:`~plateau.client.Client` (local or remote).
+    **options
+        The keyword options of :class:`~plateau.integrations.langgraph.PlateauGuard`
+        (:class:`~plateau.integrations.langgraph.GuardOptions`), with the same defaults:
     context
         What the user asked; the first human message when None.
     check_before
@@ -70,18 +73,9 @@ class PlateauMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         Per run id: every verdict, and the steer messages handed to the model.
     """
 
-    def __init__(
-        self,
-        client: Any,
-        *,
-        context: str | None = None,
-        check_before: bool = True,
-        on_trip: Literal["raise", "end"] = "end",
-        tool_policy: Mapping[str, Any] | None = None,
-        max_runs: int = 1024,
-    ) -> None:
+    def __init__(self, client: Any, **options: Unpack[GuardOptions]) -> None:
         super().__init__()
-        self.guard = _Guard(client, context=context, check_before=check_before, on_trip=on_trip, tool_policy=tool_policy, max_runs=max_runs)
+        self.guard = _Guard(client, **options)
         self.tools = []
 
     @property

@@ -54,7 +54,9 @@ import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
+
+from plateau.integrations import RunTripped, extra_missing, steer_text, trip_text
 
 try:
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, convert_to_openai_messages
@@ -63,17 +65,13 @@ try:
     from langgraph.graph import END
     from langgraph.types import Command
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
-    raise ModuleNotFoundError(
-        f'plateau.integrations.langgraph needs LangGraph ({exc.name} is missing): pip install "plateau-breaker[langgraph]"',
-        name=exc.name,
-    ) from exc
+    raise extra_missing(exc, "plateau.integrations.langgraph", "LangGraph", "langgraph") from exc
 
-from plateau.integrations import RunTripped, steer_text, trip_text
 from plateau.integrations.openai import ChatRun
 from plateau.session import new_run_id
 from plateau.types import Action, Verdict
 
-__all__ = ["PlateauGuard", "PlateauNode", "trip_message"]
+__all__ = ["GuardOptions", "PlateauGuard", "PlateauNode", "trip_message"]
 
 
 def _messages(state: Any) -> list[BaseMessage]:
@@ -95,7 +93,30 @@ def _is_trip(message: BaseMessage) -> bool:
     return isinstance(info, dict) and info.get("action") == "trip"
 
 
-class PlateauNode:
+class _Guarding:
+    """What :class:`PlateauNode` and :class:`PlateauGuard` are both configured with."""
+
+    client: Any
+    context: str | None
+    check_before: bool
+    on_trip: Literal["raise", "end"]
+    tool_policy: Mapping[str, Any] | None
+    verdicts: dict[str, list[Verdict]]
+
+    def _configure(
+        self, client: Any, context: str | None, check_before: bool, on_trip: Literal["raise", "end"], tool_policy: Mapping[str, Any] | None
+    ) -> None:
+        """Keep the settings and start with no verdicts; ``ValueError`` naming ``on_trip``
+        unless it is ``"raise"`` or ``"end"``."""
+        if on_trip not in ("raise", "end"):
+            raise ValueError(f"on_trip: must be 'raise' or 'end', got {on_trip!r}")
+        self.client, self.context, self.check_before = client, context, check_before
+        self.on_trip, self.tool_policy = on_trip, tool_policy
+        self.verdicts = {}
+        self._lock = threading.Lock()
+
+
+class PlateauNode(_Guarding):
     """A LangGraph node (and two routing functions) that send an agent's steps to Plateau.
 
     Parameters
@@ -131,18 +152,10 @@ class PlateauNode:
         on_trip: Literal["raise", "end"] = "raise",
         tool_policy: Mapping[str, Any] | None = None,
     ) -> None:
-        if on_trip not in ("raise", "end"):
-            raise ValueError(f"on_trip: must be 'raise' or 'end', got {on_trip!r}")
-        self.client = client
+        self._configure(client, context, check_before, on_trip, tool_policy)
         self.run_id = run_id
-        self.context = context
-        self.check_before = check_before
-        self.on_trip = on_trip
-        self.tool_policy = tool_policy
-        self.verdicts: dict[str, list[Verdict]] = {}
         self._runs: dict[str, ChatRun] = {}
         self._refused: dict[str, Verdict] = {}
-        self._lock = threading.Lock()
 
     def _run(self, config: RunnableConfig | None) -> ChatRun:
         thread = ((config or {}).get("configurable") or {}).get("thread_id")
@@ -244,7 +257,18 @@ class _Run:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-class PlateauGuard:
+class GuardOptions(TypedDict, total=False):
+    """The keyword options of :class:`PlateauGuard`, which the LangChain middleware
+    (:class:`~plateau.integrations.langchain.PlateauMiddleware`) passes on as they are."""
+
+    context: str | None
+    check_before: bool
+    on_trip: Literal["raise", "end"]
+    tool_policy: Mapping[str, Any] | None
+    max_runs: int
+
+
+class PlateauGuard(_Guarding):
     """Plateau on a prebuilt agent's tool calls and model turns: check, observe, steer, stop.
 
     One Plateau run per conversation: ``"langgraph-" + thread_id`` when the graph runs with a
@@ -291,22 +315,14 @@ class PlateauGuard:
         tool_policy: Mapping[str, Any] | None = None,
         max_runs: int = 1024,
     ) -> None:
-        if on_trip not in ("raise", "end"):
-            raise ValueError(f"on_trip: must be 'raise' or 'end', got {on_trip!r}")
+        self._configure(client, context, check_before, on_trip, tool_policy)
         if isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 1:
             raise ValueError(f"max_runs: must be an integer >= 1, got {max_runs!r}")
         if asyncio.iscoroutinefunction(getattr(client, "observe", None)):
             raise ValueError("client: needs a plateau.Client (the async graph calls it in a worker thread), got an AsyncClient")
-        self.client = client
-        self.context = context
-        self.check_before = check_before
-        self.on_trip = on_trip
-        self.tool_policy = tool_policy
         self.max_runs = max_runs
-        self.verdicts: dict[str, list[Verdict]] = {}
         self.steers_injected: dict[str, list[str]] = {}
         self._runs: OrderedDict[str, _Run] = OrderedDict()
-        self._lock = threading.Lock()
 
     # ---------------------------------------------------------------- runs
     def _run(self, messages: Sequence[BaseMessage]) -> _Run:

@@ -45,18 +45,15 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
+from plateau.integrations import RunTripped, extra_missing, steer_text, trip_text
+
 try:
     from agents import FunctionTool, RunConfig, RunHooks, ToolGuardrailFunctionOutput, ToolInputGuardrailData, tool_input_guardrail
     from agents.exceptions import AgentsException
     from agents.run_config import CallModelData, ModelInputData
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
-    raise ModuleNotFoundError(
-        f"plateau.integrations.openai_agents needs the OpenAI Agents SDK ({exc.name} is missing): "
-        'pip install "plateau-breaker[openai-agents]"',
-        name=exc.name,
-    ) from exc
+    raise extra_missing(exc, "plateau.integrations.openai_agents", "the OpenAI Agents SDK", "openai-agents") from exc
 
-from plateau.integrations import RunTripped, steer_text, trip_text
 from plateau.types import Action, Verdict
 
 __all__ = ["TOOL_GUARDRAIL", "AgentsRunTripped", "PlateauRunHooks"]

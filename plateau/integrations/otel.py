@@ -41,13 +41,12 @@ from typing import Any
 
 import grpc
 
+from plateau.integrations import extra_missing
+
 try:
     from opentelemetry import metrics, trace
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
-    raise ModuleNotFoundError(
-        f'plateau.integrations.otel needs OpenTelemetry ({exc.name} is missing): pip install "plateau-breaker[otel]"',
-        name=exc.name,
-    ) from exc
+    raise extra_missing(exc, "plateau.integrations.otel", "OpenTelemetry", "otel") from exc
 
 from plateau.types import Verdict
 

@@ -37,18 +37,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from plateau.integrations import RunTripped, extra_missing, steer_text, trip_text
+
 try:
     from pydantic_ai import ModelRetry
     from pydantic_ai.capabilities import AbstractCapability
     from pydantic_ai.exceptions import SkipToolExecution
     from pydantic_ai.messages import TextPart, ToolCallPart
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
-    raise ModuleNotFoundError(
-        f'plateau.integrations.pydantic_ai needs Pydantic AI ({exc.name} is missing): pip install "plateau-breaker[pydantic-ai]"',
-        name=exc.name,
-    ) from exc
+    raise extra_missing(exc, "plateau.integrations.pydantic_ai", "Pydantic AI", "pydantic-ai") from exc
 
-from plateau.integrations import RunTripped, steer_text, trip_text
 from plateau.session import new_run_id
 from plateau.types import Action, Verdict
 

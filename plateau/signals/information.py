@@ -5,7 +5,7 @@ file names, numbers, error messages, facts. Per step, this module counts *new co
 (lower-cased word tokens, stop words and one-character tokens removed) that no earlier step
 of the run contained, and feeds ``log(1 + count)`` to calibrated stall tests (median/MAD
 baseline learned on the run's own warm-up, lower CUSUM;
-:class:`~plateau.detect.calibrated.CalibratedStallTest`). Two counts are tested:
+:class:`~plateau.stats.calibrated.CalibratedStallTest`). Two counts are tested:
 
 - **step gain**: new terms of the step's text and the head of its tool result;
 - **observed gain**: what the environment returned, for a step with a tool result: the terms
@@ -35,7 +35,7 @@ import math
 import os
 import re
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from plateau import lexicon
 from plateau.config import Config
@@ -232,7 +232,7 @@ class InformationSignals:
         message with at least ``NEW_FACT_TERMS`` terms new to the run. The narration never
         counts: a stuck agent keeps wording new guesses. A step with new facts is evidence
         against a stall and re-calibrates the baselines
-        (:meth:`plateau.detect.calibrated.CalibratedStallTest.update`; issue 11: a change of
+        (:meth:`plateau.stats.calibrated.CalibratedStallTest.update`; issue 11: a change of
         regime is not a stall, and a run whose every step brings new facts never trips).
     """
 
@@ -400,32 +400,9 @@ class InformationTracker:
         if wrote and len(self._terms) < MAX_TERMS:
             self._terms |= wrote
         self._steps += 1
-        if self._steps == 1:  # everything is new on the first step: not a sample of normal gain
-            return InformationSignals(
-                new_terms=len(new),
-                observed_terms=len(observed),
-                calls_failing=failing,
-                iterating=iterating,
-                next_item=next_item,
-                names_item=names_item,
-                verifies=verifies,
-                user_terms=len(heard),
-                new_facts=new_facts,
-            )
-        r = self._test.update(math.log1p(len(new)), informative=informative)
-        if answered:
-            o = self._observed.update(math.log1p(len(observed)), informative=informative)
-            observed_calibrating, observed_cusum = o.calibrating, o.statistic
-        else:
-            observed_calibrating, observed_cusum = not self._observed.baseline.ready, self._observed.statistic
-        return InformationSignals(
+        counts = InformationSignals(
             new_terms=len(new),
             observed_terms=len(observed),
-            calibrating=r.calibrating,
-            z=None if r.z is None else round(r.z, 4),
-            cusum=round(r.statistic, 4),
-            observed_calibrating=observed_calibrating,
-            observed_cusum=round(observed_cusum, 4),
             calls_failing=failing,
             iterating=iterating,
             next_item=next_item,
@@ -433,4 +410,20 @@ class InformationTracker:
             verifies=verifies,
             user_terms=len(heard),
             new_facts=new_facts,
+        )
+        if self._steps == 1:  # everything is new on the first step: not a sample of normal gain
+            return counts
+        r = self._test.update(math.log1p(len(new)), informative=informative)
+        if answered:
+            o = self._observed.update(math.log1p(len(observed)), informative=informative)
+            observed_calibrating, observed_cusum = o.calibrating, o.statistic
+        else:
+            observed_calibrating, observed_cusum = not self._observed.baseline.ready, self._observed.statistic
+        return replace(
+            counts,
+            calibrating=r.calibrating,
+            z=None if r.z is None else round(r.z, 4),
+            cusum=round(r.statistic, 4),
+            observed_calibrating=observed_calibrating,
+            observed_cusum=round(observed_cusum, 4),
         )

@@ -37,7 +37,7 @@ __all__ = [
     "is_mutation",
     "is_refused",
     "ProgressTracker",
-    "canonical_args",
+    "normalized_args",
     "error_skeleton",
     "failure_count",
     "is_action",
@@ -171,10 +171,11 @@ def _strip_volatile(value: Any) -> Any:
     return value
 
 
-def canonical_args(args_json: str) -> str:
-    """Canonical form of a JSON object of arguments: volatile keys dropped, volatile values
-    masked (:func:`normalize_asked`: clock readings, not calendar dates), keys sorted,
-    compact. ``""`` for no arguments."""
+def normalized_args(args_json: str) -> str:
+    """The arguments as compared across steps: ``args_json`` (the canonical JSON text of
+    :func:`plateau.types.canonical_args`, which validated it) with volatile keys dropped,
+    volatile values masked (:func:`normalize_asked`: clock readings, not calendar dates), keys
+    sorted, compact. ``""`` for no arguments."""
     if not args_json:
         return ""
     return json.dumps(_strip_volatile(json.loads(args_json)), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -195,7 +196,7 @@ def tool_signature(step: Step) -> str | None:
     """Digest of the canonical (tool, args, result) of ``step``; ``None`` without a tool."""
     if step.tool is None:
         return None
-    return _digest(json.dumps([step.tool, canonical_args(step.args), _normalized_result(step.result)]))
+    return _digest(json.dumps([step.tool, normalized_args(step.args), _normalized_result(step.result)]))
 
 
 #: Most distinct errors (and distinct calls) remembered per run (a bound on memory; 24 bytes each).
@@ -761,7 +762,7 @@ class ProgressTracker:
         call_seen = False
         polling = False
         if step.tool is not None:
-            call = _digest(json.dumps([step.tool, canonical_args(step.args)]))
+            call = _digest(json.dumps([step.tool, normalized_args(step.args)]))
             call_seen = call in self._seen_calls
             polling = call == self._last_call and self._last_call_epoch == self._epoch
             self._last_call, self._last_call_epoch = call, self._epoch

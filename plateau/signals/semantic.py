@@ -9,7 +9,7 @@ steps have. Per step:
 - ``novelty``: ``1 - max cos`` over the last ``window`` steps, i.e. the distance to the
   nearest of them; catches A-B-A-B cycles that consecutive deltas miss;
 - ``cycle_period``: the lag of that nearest step when it is near-identical;
-- the calibrated stall test (:class:`~plateau.detect.calibrated.CalibratedStallTest`) on
+- the calibrated stall test (:class:`~plateau.stats.calibrated.CalibratedStallTest`) on
   novelty, and the absolute near-duplicate rule (novelty below ``near_duplicate_eps``), which
   is structural evidence outside the calibrated test.
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from plateau.config import Config
-from plateau.detect.calibrated import CalibratedStallTest
+from plateau.stats.calibrated import CalibratedStallTest
 
 __all__ = ["SemanticSignals", "SemanticTracker", "calibrated_test", "step_distance"]
 
@@ -150,7 +150,7 @@ class SemanticTracker:
         ``structural`` marks a step already known to repeat (an identical tool signature); it
         is judged but never learned as normal movement. ``new_facts`` marks a step that brought
         facts new to the run: evidence against a stall, learned as normal movement
-        (:meth:`~plateau.detect.calibrated.CalibratedStallTest.update`). ``judged=False``
+        (:meth:`~plateau.stats.calibrated.CalibratedStallTest.update`). ``judged=False``
         (an acknowledged action: a write the environment confirmed without output) keeps the
         step in the window but gives the calibrated test no sample: an acknowledgement is
         neither evidence of a stall nor of new facts.

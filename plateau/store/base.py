@@ -31,8 +31,9 @@ on the version of the record it read: when another process changed the run in be
 change raises :class:`StaleRecord`, nothing is written, and the engine re-reads the run and
 tries again (or returns the verdict the other process stored). Such a store also tells the
 engine which steps of a run other processes are judging (:meth:`Store.enter`,
-:meth:`Store.inflight`), so that a step can wait for its predecessor across processes. A
-single-process store (:class:`SingleProcessStore`) holds no such state.
+:meth:`Store.inflight`), so that a step can wait for its predecessor across processes (the
+rules and the waiting are :mod:`plateau.ordering`'s; the store provides these primitives
+only). A single-process store (:class:`SingleProcessStore`) holds no such state.
 
 Every method is synchronous and blocking: the server calls them (like the engine's own calls)
 from its worker threads (``PlateauService._run``), never on the event loop. That includes

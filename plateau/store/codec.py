@@ -25,7 +25,8 @@ Values and their nodes::
 A class is named by its stable name (:data:`STATE_NAMES`; a detector by ``detector.`` and its
 registered name), never by where its code lives, so moving a class keeps stored runs
 readable: the move changes one line of :data:`STATE_NAMES`. A plateau class without a stable
-name is written as ``module:Qualname`` (and such documents are still read).
+name is written as ``module:Qualname`` (and such documents are still read, also after the
+module moved: :data:`MOVED_MODULES`).
     the same object met again            {"$r": id}
 
 Set items are sorted by their encoding, so equal states give equal documents. Objects keep
@@ -61,7 +62,7 @@ import numpy as np
 from plateau.types import Action, BreakerState, Verdict
 
 __all__ = [
-    "ANALYSIS_FORMAT", "FORMAT", "STATE_NAMES", "VERSION", "CodecError", "StateLog", "decode", "dumps", "encode", "loads",
+    "ANALYSIS_FORMAT", "FORMAT", "MOVED_MODULES", "STATE_NAMES", "VERSION", "CodecError", "StateLog", "decode", "dumps", "encode", "loads",
     "verdict_from_json", "verdict_to_json",
 ]
 
@@ -99,11 +100,11 @@ STATE_NAMES: dict[str, str] = {
     "breaker": "plateau.breaker:Breaker",
     "breaker.state": "plateau.types:BreakerState",
     "config": "plateau.config:Config",
-    "test.calibrated_stall": "plateau.detect.calibrated:CalibratedStallTest",
-    "test.cusum": "plateau.detect.cusum:CUSUM",
-    "test.robust_baseline": "plateau.detect.robust_baseline:RobustBaseline",
+    "test.calibrated_stall": "plateau.stats.calibrated:CalibratedStallTest",
+    "test.cusum": "plateau.stats.cusum:CUSUM",
+    "test.robust_baseline": "plateau.stats.robust_baseline:RobustBaseline",
     "tracker.information": "plateau.signals.information:InformationTracker",
-    "tracker.memory": "plateau.signals.memory:RunMemory",
+    "tracker.memory": "plateau.signals.recurrence:RunMemory",
     "tracker.progress": "plateau.signals.progress:ProgressTracker",
     "tracker.semantic": "plateau.signals.semantic:SemanticTracker",
     "tracker.talk": "plateau.signals.talk:TalkTracker",
@@ -114,6 +115,10 @@ STATE_NAMES: dict[str, str] = {
     "policy.tool": "plateau.policy:ToolPolicy",
 }
 _NAME_OF: dict[str, str] = {}  # module:Qualname -> stable name, with the detectors
+#: Old module path → new, for documents that name a class by ``module:Qualname`` (a class
+#: without a stable name) written before its module moved (issue 25: ``plateau.detect`` became
+#: :mod:`plateau.stats`, ``plateau.signals.memory`` :mod:`plateau.signals.recurrence`).
+MOVED_MODULES: dict[str, str] = {"plateau.detect": "plateau.stats", "plateau.signals.memory": "plateau.signals.recurrence"}
 
 
 def _stable_names() -> dict[str, str]:
@@ -237,6 +242,7 @@ def _resolve(name: Any, path: str) -> type:
         _CLASSES[name] = cls
         return cls
     module_name, _, qual = name.partition(":")
+    module_name = _moved(module_name)
     if not _allowed_module(module_name) or not qual:
         raise CodecError(f"{path}: class {name!r} is not a plateau class")
     try:
@@ -249,6 +255,13 @@ def _resolve(name: Any, path: str) -> type:
         raise CodecError(f"{path}: {name!r} is not a class of {module_name}")
     _CLASSES[name] = obj
     return obj
+
+
+def _moved(module: str) -> str:
+    for old, new in MOVED_MODULES.items():
+        if module == old or module.startswith(old + "."):
+            return new + module[len(old):]
+    return module
 
 
 class _Decoder:

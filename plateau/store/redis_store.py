@@ -7,7 +7,8 @@ replica read with the stored one and applies the change only when they are equal
 the run and returns the verdict the winner stored (the engine is deterministic, so it is the
 verdict it would have given). A replica that receives step *i* while step *i−1* is judged on
 another waits for it through Redis (:meth:`RedisStore.inflight`), bounded by the engine's
-``order_wait_seconds``.
+``order_wait_seconds`` (the waiting itself is :mod:`plateau.ordering`'s; this store only
+announces, withdraws and reads).
 
 Layout, per run (``H`` = the first 32 hex digits of SHA-256 of ``tenant NUL run_id``; the
 ``{H}`` hash tag keeps a run's keys together)::

@@ -21,7 +21,7 @@ One detector per module, composed by :mod:`plateau.stream.guard`:
 ``stream.low_novelty``          :mod:`~plateau.stream.novelty` -- recycled word n-grams
 ``stream.recheck``              :mod:`~plateau.stream.recheck` -- a passage quoted again and again
                                 (fires only with the semantic layer's corroboration)
-``stream.semantic_loop``        :mod:`~plateau.stream.semantic` -- recurrence of meaning (steers;
+``stream.semantic_loop``        :mod:`~plateau.stream.semantic_loop` -- recurrence of meaning (steers;
                                 fires only with the wording's corroboration)
 =============================  ===============================================================
 

@@ -7,7 +7,7 @@ then :mod:`~plateau.stream.period`, :mod:`~plateau.stream.fold`, :mod:`~plateau.
 :mod:`~plateau.stream.stutter`, :mod:`~plateau.stream.lines` and
 :mod:`~plateau.stream.drift`). The earliest fire of a block wins, unless the request
 (:class:`~plateau.stream.context.RequestContext`) excuses it. With an embedder, the completed
-sentences also feed :class:`~plateau.stream.semantic.SemanticRecurrence`, which steers alone and
+sentences also feed :class:`~plateau.stream.semantic_loop.SemanticRecurrence`, which steers alone and
 fires only with textual corroboration, and corroborates the passages that
 :mod:`~plateau.stream.recheck` finds quoted again and again (``stream.recheck``).
 
@@ -35,7 +35,7 @@ from plateau.stream.novelty import NoveltyDetector
 from plateau.stream.period import PeriodDetector
 from plateau.stream.recheck import RecheckDetector
 from plateau.stream.result import CHANNELS, Armed, Fire, GuardResult
-from plateau.stream.semantic import SemanticRecurrence
+from plateau.stream.semantic_loop import SemanticRecurrence
 from plateau.stream.stutter import StutterDetector
 
 __all__ = ["StreamGuard"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from plateau.signals.progress import ProgressTracker, canonical_args, error_skeleton, is_error, normalize_volatile, tool_signature
+from plateau.signals.progress import ProgressTracker, error_skeleton, is_error, normalize_volatile, normalized_args, tool_signature
 from plateau.types import Step
 
 
@@ -20,10 +20,10 @@ def test_plain_numbers_survive_normalisation() -> None:
     assert normalize_volatile("3 of 6 updated replicas") == "3 of 6 updated replicas"
 
 
-def test_canonical_args_sort_keys_and_drop_request_ids() -> None:
+def test_normalized_args_sort_keys_and_drop_request_ids() -> None:
     """Key order and request ids do not change the canonical arguments."""
-    a = canonical_args('{"b": 1, "a": "x", "request_id": "r-1"}')
-    b = canonical_args('{"a": "x", "b": 1, "request_id": "r-2"}')
+    a = normalized_args('{"b": 1, "a": "x", "request_id": "r-1"}')
+    b = normalized_args('{"a": "x", "b": 1, "request_id": "r-2"}')
     assert a == b == '{"a":"x","b":1}'
 
 

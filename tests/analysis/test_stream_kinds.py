@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from plateau.guard import ChannelGuards
+from plateau.channels import ChannelGuards
 from plateau.stream import GuardResult, RequestContext, StreamGuard, StreamGuardConfig
 from tests.support.streams import block_chunk, chunk_of, seeded
 

@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from plateau.detect.cusum import CUSUM
 from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
 from plateau.replay import load_runs
+from plateau.stats.cusum import CUSUM
 from plateau.store import codec
 from plateau.types import Action, Step
 from tests.support.paths import EXAMPLES
@@ -119,6 +119,22 @@ def test_a_new_tracker_round_trips_without_codec_changes() -> None:
     analysis.extra_detector.update(-3.0)
     back = codec.loads(codec.dumps(analysis))
     assert back.extra_detector._s == analysis.extra_detector._s and back.extra_detector.h == 2.0
+
+
+def test_a_state_naming_the_statistics_by_their_old_module_still_decodes() -> None:
+    """``plateau.detect`` became ``plateau.stats`` (issue 25): a document naming a CUSUM by its
+    stable name or by either module path decodes into the class that lives in ``plateau.stats``."""
+    cusum = CUSUM(k=0.25, h=2.0)
+    for x in (-3.0, -1.0, 0.5):
+        cusum.update(x)
+    document = json.loads(codec.dumps({"c": cusum}))
+    text = json.dumps(document)
+    assert '"@test.cusum"' in text and "plateau.detect" not in text
+    for name in ("@test.cusum", "plateau.detect.cusum:CUSUM", "plateau.stats.cusum:CUSUM"):
+        back = codec.loads(text.replace('"@test.cusum"', json.dumps(name)))["c"]
+        assert type(back) is CUSUM and back._s == cusum._s and (back.k, back.h) == (0.25, 2.0)
+    with pytest.raises(codec.CodecError, match="plateau.detect.nothing"):
+        codec.loads(text.replace('"@test.cusum"', '"plateau.detect.nothing:CUSUM"'))
 
 
 def test_foreign_classes_and_other_versions_are_refused() -> None:

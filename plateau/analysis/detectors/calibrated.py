@@ -1,5 +1,5 @@
 """The calibrated tests: the run's movement against the baseline it learned on itself
-(CUSUM, Page 1954; :mod:`plateau.detect.calibrated`). Never in warm-up.
+(CUSUM, Page 1954; :mod:`plateau.stats.calibrated`). Never in warm-up.
 
 ``semantic.stall`` (the semantic CUSUM alone) only steers; ``progress.none`` (the semantic and
 the information-gain CUSUMs both at steer level, their geometric mean scored) trips after a

@@ -17,7 +17,7 @@ step against all of it, not only the last few steps:
   message with at least ``NEW_FACT_TERMS`` content terms new to the run; or a progress marker. The narration alone
   never counts: a stuck agent keeps wording new guesses.
 
-``new_facts`` drives the calibrated tests (:mod:`plateau.detect.calibrated`): a step with new
+``new_facts`` drives the calibrated tests (:mod:`plateau.stats.calibrated`): a step with new
 facts is evidence against a stall and re-calibrates the baseline (issue 11: regime change,
 and "a run whose every step brings facts new to the run never trips").
 

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plateau.detect.calibrated import CalibratedStallTest
-from plateau.detect.cusum import CUSUM
-from plateau.detect.robust_baseline import RobustBaseline
+from plateau.stats.calibrated import CalibratedStallTest
+from plateau.stats.cusum import CUSUM
+from plateau.stats.robust_baseline import RobustBaseline
 
 
 def _first_detection(cusum: CUSUM, stream: list[float]) -> int | None:

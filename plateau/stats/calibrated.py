@@ -1,8 +1,8 @@
 """The calibrated stall test: a robust baseline learned from warm-up, then a CUSUM on it.
 
 Movement values (cosine distances, in [0, 2]) are standardised against the run's own
-baseline (:class:`~plateau.detect.robust_baseline.RobustBaseline`) and fed to a lower
-one-sided :class:`~plateau.detect.cusum.CUSUM`. A sustained run of below-normal movement
+baseline (:class:`~plateau.stats.robust_baseline.RobustBaseline`) and fed to a lower
+one-sided :class:`~plateau.stats.cusum.CUSUM`. A sustained run of below-normal movement
 accumulates evidence; a single low step does not. Because the baseline's scale multiplies
 with the data, multiplying every movement by a positive constant leaves every decision
 unchanged (the test is scale-free). The test never fires before ``warmup`` samples.
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from plateau.detect.cusum import CUSUM
-from plateau.detect.robust_baseline import RobustBaseline
+from plateau.stats.cusum import CUSUM
+from plateau.stats.robust_baseline import RobustBaseline
 
 __all__ = ["CalibratedStallTest", "StallTestResult"]
 

@@ -229,6 +229,23 @@ def test_a_request_for_one_unit_does_not_excuse_another() -> None:
     assert first_fire(chunks, context=ask).fired_at_chunk == first_fire(chunks).fired_at_chunk
 
 
+def test_a_request_does_not_excuse_the_whole_answer_restarted() -> None:
+    """Asking for 'yes' then 'no' twice excuses those lines, not the answer restarted around them.
+
+    The restarted answer (a preamble, the requested lines, a leaked role header) holds words the
+    request did not name: it fires on the same chunk as without the request -- the fourth copy
+    of its 37-character unit completes at character 4 * 37 - 1 -- and never before it.
+    """
+    ask = "Please print `yes` then `no` twice."
+    unit = "Sure, the lines:\nyes\nno\nnoassistant\n\n"
+    assert len(unit) == 37
+    chunks = seeded(unit * 8, 23)
+    res = first_fire(chunks, context=ask)
+    assert res.fired and res.reason == "stream.period"
+    assert res.fired_at_chunk == first_fire(chunks).fired_at_chunk == chunk_of(chunks, 4 * 37 - 1)
+    assert not first_fire(seeded("yes\nno\nno\n" * 2, 23), context=ask).fired
+
+
 def test_channel_guards_take_the_context_from_the_first_chunk_that_carries_it() -> None:
     """GuardStream's path: the context arrives with a chunk and applies to every channel."""
     guards = ChannelGuards()

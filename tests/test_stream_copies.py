@@ -177,10 +177,18 @@ def test_indentation_is_not_content() -> None:
 
 
 def test_runs_of_one_token_fire_at_96_characters() -> None:
-    """'0000', '!!!!', one emoji repeated (nobody asked for them) fire once the run covers 96 characters."""
-    for seed, token in enumerate(["0", "!", "\U0001f642", "\u2764\ufe0f"]):
+    """'0000', '!!!!', one emoji repeated (nobody asked for them) fire once the run covers 96 columns.
+
+    A wide emoji (East Asian Width W, two columns) fires at 48 characters, or on the block end
+    that first sees its run (its anchor, ``kgram`` characters, recurring one character back)
+    when that comes later; the heart with its variation selector is two narrow characters and
+    fires at 96.
+    """
+    start = len(ANSWER)
+    seen = ((start + CFG.kgram) // B + 1) * B - 1  # the end of the first block holding kgram + 1 characters of run
+    for seed, (token, span) in enumerate([("0", 96), ("!", 96), ("\U0001f642", 48), ("\u2764\ufe0f", 96)]):
         text = ANSWER + token * (400 // len(token))
-        res = assert_fires_at(seeded(text, 30 + seed), len(ANSWER) + CFG.digit_run_floor - 1)
+        res = assert_fires_at(seeded(text, 30 + seed), max(start + span - 1, seen))
         assert res.unit == token and res.loop_start == len(ANSWER)
         assert res.reason == ("stream.run" if len(token) == 1 else "stream.period")
 
@@ -241,6 +249,38 @@ def test_numbered_lines_that_report_stay_quiet() -> None:
     fenced = "```\n" + "".join(f"12:00:{i:02d} Waiting for the database to accept connections\n" for i in range(10)) + "```\n"
     for text in (lint, ids, epochs, three, fenced):
         assert first_fire(feed(seeded(ANSWER + text, 180))) is None, text[:40]
+
+
+def _srt(texts: list[str]) -> str:
+    """Subtitle blocks: an index line, a time range line, the text and a blank line."""
+    return "".join(
+        f"{i + 1}\n00:01:{3 * i:02d},250 --> 00:01:{3 * i + 2:02d},900\n{t}\n\n" for i, t in enumerate(texts)
+    )
+
+
+def test_a_multi_line_record_under_a_counter_and_times_fires_on_its_fourth_copy() -> None:
+    """Subtitle blocks whose copies differ only by their index and time range (a 3-line record,
+    its copies equal once the numeric lines are folded): fire on the chunk that brings the
+    newline ending the 4th copy's text line, not on the chunk before it."""
+    body = _srt(["we should go back to the river"] * 9)
+    text = ANSWER + body
+    ends = [len(ANSWER) + m for m in range(len(body)) if body.startswith("river\n", m)]
+    for seed in range(3):
+        res = assert_fires_at(seeded(text, 190 + seed), ends[3] + len("river"))
+        assert res.reason == "stream.line_dominance" and res.loop_start == len(ANSWER)
+        assert res.unit.endswith("we should go back to the river\n") and res.unit.startswith("4\n")
+
+
+def test_multi_line_records_that_change_stay_quiet() -> None:
+    """Subtitles whose text changes, three copies of one, numbered records without a time, and
+    a record of times only (no worded line): quiet."""
+    lines = ["we should go back", "the river is high today", "not before the rain stops", "then we wait here"]
+    varied = _srt(lines * 3)
+    three = _srt(["we should go back to the river"] * 3 + ["and then home"])
+    no_time = "".join(f"{i}\nthe build step finished without errors\n" for i in range(1, 10))
+    times = "".join(f"{i}\n00:00:{i:02d} --> 00:00:{i + 1:02d}\n" for i in range(1, 12))
+    for text in (varied, three, no_time, times):
+        assert first_fire(feed(seeded(ANSWER + text, 200))) is None, text[:40]
 
 
 # ----------------------------------------------------------------------------- template cycles

@@ -83,6 +83,45 @@ def test_digit_run_fires_at_its_floor() -> None:
     assert res.fired_at_chunk == chunk_of(chunks, len(ANSWER) + CFG.digit_run_floor - 1)
 
 
+PROSE_ZH = "今天我们讨论一下这个问题的解决方案，首先需要"  # 22 characters, none repeated in a row
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_a_run_of_one_wide_character_fires_at_half_the_characters(seed: int) -> None:
+    """A run of one Han character fires once it fills ``digit_run_floor`` columns (48 characters).
+
+    A wide character fills two columns of a line; 47 copies never fire.
+    """
+    start = len(PROSE_ZH)
+    chunks = seeded(PROSE_ZH + "哈" * 90, seed)
+    res = first_fire(chunks)
+    assert res.fired and (res.reason, res.unit, res.loop_start) == ("stream.run", "哈", start)
+    assert res.fired_at_chunk == chunk_of(chunks, start + CFG.digit_run_floor // 2 - 1)
+    assert not first_fire(seeded(PROSE_ZH + "哈" * (CFG.digit_run_floor // 2 - 1), seed)).fired
+
+
+def test_a_short_wide_unit_fires_once_it_fills_span_floor_columns() -> None:
+    """A chant of a two-character word and a fullwidth comma (6 columns) fires at 48 characters."""
+    start = len(PROSE_ZH)
+    chunks = seeded(PROSE_ZH + "是的，" * 40, 4)
+    res = first_fire(chunks)
+    assert res.fired and res.reason == "stream.period" and res.period == 3
+    assert res.fired_at_chunk == chunk_of(chunks, start + CFG.span_floor // 2 - 1)
+    assert not first_fire(seeded(PROSE_ZH + "是的，" * 15, 4)).fired  # 45 characters, 90 columns
+
+
+def test_a_layout_character_glued_to_a_word_is_a_token_run() -> None:
+    """``#`` run on from the end of a word fires at ``digit_run_floor``; on its own line it is layout."""
+    head = ANSWER + "The first one"
+    chunks = seeded(head + "#" * 150, 5)
+    res = first_fire(chunks)
+    assert res.fired and (res.reason, res.unit, res.period) == ("stream.run", "#", 1)
+    assert res.fired_at_chunk == chunk_of(chunks, len(head) + CFG.digit_run_floor - 1)
+    assert not first_fire(seeded(head + "#" * (CFG.digit_run_floor - 1), 5)).fired
+    for layout in (ANSWER + "#" * 150 + "\nDone.\n", ANSWER + "## " + "#" * 150 + "\n", ANSWER + "Title\n" + "=" * 150 + "\n"):
+        assert not first_fire(seeded(layout, 5)).fired
+
+
 def test_quadrupled_tokens_fire_after_four_stuttering_blocks() -> None:
     """Every token quadrupled ('TheTheTheThe') fires when the fourth block in a row stutters."""
     head = pad(ANSWER)

@@ -334,14 +334,18 @@ class StreamGuardConfig:
     def span_required(self, period: int, words: int, *, token: bool = False, content: int | None = None, quoted_line: bool = False) -> int:
         """Characters a repetition of a ``period``-character unit of ``words`` words must cover.
 
-        ``max(digit_run_floor, min_copies * period)`` for a single-token run (``token``: a
-        unit shorter than ``copy_unit`` that is one token not only layout, such as ``0``,
-        ``!`` or an emoji, alone or with a separator of spaces and at most one comma on one line:
-        ``0, ``, ``b `` -- :func:`plateau.stream.text.is_token_run`);
+        ``max(ceil(digit_run_floor * period / width), min_copies * period)`` for a single-token
+        run (``token``: a unit shorter than ``copy_unit`` that is one token not only layout,
+        such as ``0``, ``!`` or an emoji, alone or with a separator of spaces and at most one
+        comma on one line: ``0, ``, ``b `` -- :func:`plateau.stream.text.is_token_run`; a run
+        of one layout character glued to a word, ``One####``, counts as one too), where
+        ``width`` is the larger of ``period`` and ``content``: ``digit_run_floor`` columns, a
+        wide character (Han, kana, hangul, emoji) filling two (``"加"`` fires at 48 copies);
         ``max(structural_span_floor, max_copies * period)`` for any other unit without a word
         (a row of two numbers or more included). A unit with a word is
         measured by its ``content`` -- its length with every run of whitespace counted as one
-        character, so that indentation is not content (default: ``period``): shorter than
+        character, so that indentation is not content, and a wide character as two columns
+        (:func:`plateau.stream.text.content_length`; default: ``period``): shorter than
         ``copy_unit``, its copies must hold ``span_floor`` characters of content
         (``ceil(span_floor * period / content)`` characters, at least ``min_copies`` copies);
         otherwise ``copies_required(content, words) * period`` (four copies). A
@@ -353,9 +357,10 @@ class StreamGuardConfig:
         """
         if words <= 0:
             if token and period < self.copy_unit:
-                return max(self.digit_run_floor, self.min_copies * period)
+                width = period if content is None else max(period, content)
+                return max(math.ceil(self.digit_run_floor * period / width), self.min_copies * period)
             return max(self.structural_span_floor, self.max_copies * period)
-        length = period if content is None else max(1, min(content, period))
+        length = period if content is None else max(1, content)
         if quoted_line:
             return max(self.span_required(period, words, content=content), self.max_copies * period)
         if length < self.copy_unit:

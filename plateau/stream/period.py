@@ -204,7 +204,8 @@ class PeriodDetector:
         # The least span any unit of period p needs (span_required): span_floor-sized for a unit
         # shorter than copy_unit, min_copies copies otherwise; a run that cannot reach it before
         # the next block is analysed is left to that block.
-        least = min(cfg.span_floor, cfg.digit_run_floor) if p < cfg.copy_unit else cfg.min_copies * p
+        # (halved for short units: wide characters count two columns).
+        least = min(cfg.span_floor, cfg.digit_run_floor) // 2 if p < cfg.copy_unit else cfg.min_copies * p
         if run + p + cfg.block < least:
             return None
         unit = s[x - p + 1 : x + 1]
@@ -220,7 +221,7 @@ class PeriodDetector:
                 begin = min(begin, prev)
             carry[p] = begin
         words = count_words(unit)
-        token = words == 0 and is_token_run(unit)
+        token = words == 0 and (is_token_run(unit) or self._glued(s, begin - b.s0 - 1, unit))
         quoted = self._fences % 2 == 1 and unit.count("\n") == 1 and "```" not in unit
         need = cfg.span_required(p, words, token=token, content=content_length(unit), quoted_line=quoted)
         reason = "stream.run" if p == 1 and (token or unit.isalnum()) else "stream.period"
@@ -229,6 +230,17 @@ class PeriodDetector:
             b.arm(Armed(at=reach, source=self, key=("period", p, begin), data=(p, begin, b.s0 + x + 1, reason)))
             return None
         return self._fire(s, b.s0, x, p, run, begin, reach, reason)
+
+    @staticmethod
+    def _glued(s: str, i: int, unit: str) -> bool:
+        """Whether a run of one layout character (not whitespace) starts right after a letter or digit (``s[i]``).
+
+        Layout draws: a rule, a divider, a border or a heading mark stands on its own line or
+        after a space or another mark (``## Title``, ``| --- |``, ``=====``). The same
+        character glued to the end of a word (``One#####``) draws nothing: it is a run of one
+        token, judged as ``0000`` or ``!!!!`` are.
+        """
+        return 0 <= i < len(s) and len(unit) == 1 and not unit.isspace() and s[i].isalnum()
 
     def probe(self, s: str, s0: int) -> tuple[Fire | None, list[Armed]]:
         """Look half-way through a block for a unit of ``copy_unit`` to ``probe_period`` characters.

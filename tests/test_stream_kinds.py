@@ -176,6 +176,25 @@ def test_a_role_reopened_with_a_counter_fires_on_the_third_marker() -> None:
     assert not first_fire(seeded(two, 45)).fired
 
 
+def test_one_role_reopened_is_counted_per_cycle_of_its_turns() -> None:
+    """One role closed and reopened, its turns a reply and a follow-up in turn (a cycle of two
+    turns, the reply one word longer each time): never during the first or second cycle; fires
+    on the chunk that completes the marker after the third cycle's last turn (the sixth)."""
+    end = "<|im_end|>\n<|im_start|>assistant\n"
+    turns = []
+    for n in range(6):
+        turns += ["Sure, the parser reads the header " + "very " * n + "carefully first.", "Is there anything else to check?"]
+    text = end.join(turns) + end
+    marks = [i for i in range(len(text)) if text.startswith("<|im_start|>assistant", i)]
+    sixth = marks[5] + len("<|im_start|>assistant")  # the character after the role name completes it
+    for seed in range(3):
+        chunks = seeded(text, 60 + seed)
+        res = first_fire(chunks)
+        assert res.fired and res.reason == "stream.self_dialogue"
+        assert res.fired_at_chunk == chunk_of(chunks, sixth), (res, chunk_of(chunks, sixth))
+    assert not first_fire(seeded(text[: marks[5]], 60)).fired
+
+
 def test_chant_with_drifting_spaces_fires_as_token_copies() -> None:
     """'let me (' with wandering spaces and case (no exact period) fires as equal token copies."""
     rng = random.Random(5)

@@ -52,6 +52,7 @@ _FIELD = re.compile(r"[\d\W_]*")  # a line's leading field: digits and punctuati
 
 
 _MAX_RECORD = 8  # lines of a multi-line record looked for (a subtitle block is 3, with its blank line 4)
+_NO_TIME = 2 * _MAX_RECORD  # lines without a time line after which no record run is counted
 
 
 class _Records:
@@ -60,17 +61,20 @@ class _Records:
     A line that is only a numeric field -- digits and punctuation, a counter (``12``) or a time
     (``0:02:13.580 --> 0:02:16.580``) -- is folded with its digit runs read as ``0``; any other
     line stays as it is. ``runs[q]`` counts the consecutive lines, ending at the last, equal to
-    the line ``q`` before them: a record of ``q`` lines holds ``runs[q] // q + 1`` copies.
+    the line ``q`` before them: a record of ``q`` lines holds ``runs[q] // q + 1`` copies. Runs
+    are counted only while a time line is among the last ``2 * _MAX_RECORD`` lines: every copy
+    of a record that may fire holds one, so a run that may fire begins after the first.
     """
 
-    __slots__ = ("lines", "runs", "seconds", "starts")
+    __slots__ = ("lines", "runs", "seconds", "since", "starts")
 
     def __init__(self) -> None:
-        #: (folded line, raw line, start offset, is a numeric field, holds a time, holds a word)
-        self.lines: deque[tuple[str, str, int, bool, bool, bool]] = deque(maxlen=2 * _MAX_RECORD + 1)
+        #: (folded line, raw line, start offset, is a numeric field, holds a time)
+        self.lines: deque[tuple[str, str, int, bool, bool]] = deque(maxlen=2 * _MAX_RECORD + 1)
         self.runs = [0] * (_MAX_RECORD + 1)
         self.starts = [0] * (_MAX_RECORD + 1)  # start of the run's first copy, per period
         self.seconds = [0] * (_MAX_RECORD + 1)  # start of its second copy (where a cut keeps one)
+        self.since = _NO_TIME  # lines since the last time line
 
     def copy(self) -> _Records:
         other = _Records.__new__(_Records)
@@ -78,40 +82,59 @@ class _Records:
         other.runs = self.runs.copy()
         other.starts = self.starts.copy()
         other.seconds = self.seconds.copy()
+        other.since = self.since
         return other
 
     @property
     def alive(self) -> bool:
         """Whether lines repeat at some period among lines holding a time (a record's next copy may complete a fire)."""
-        return any(r > 0 for r in self.runs) and any(line[4] for line in self.lines)
+        return self.since < _NO_TIME and any(self.runs)
 
     def push(self, key: str, at: int) -> int:
         """Add a non-blank line; the shortest period whose run now holds two copies or more of a
         record with a time line (two numbers or more in a field line), a counter or time that
         changed, and a worded line -- else 0."""
-        field = _FIELD.match(key)
-        numeric = field is not None and field.end() == len(key) and _DIGITS.search(key) is not None
-        folded = _DIGITS.sub("0", key) if numeric else key
-        time = numeric and len(_DIGITS.findall(key)) >= 2
-        worded = not numeric and word_count(key[:_WORDS_IN]) > 0
         lines = self.lines
-        lines.append((folded, key, at, numeric, time, worded))
-        n = len(lines)
-        best = 0
-        for q in range(2, _MAX_RECORD + 1):
-            if n > q and lines[-1][0] == lines[-1 - q][0]:
-                if self.runs[q] == 0:
-                    self.starts[q] = lines[-1 - q][2]
-                    self.seconds[q] = at
-                self.runs[q] += 1
+        # A numeric field begins or ends with a digit (a counter, a time range): the common
+        # line -- prose, code -- is stored as it is without a regular expression.
+        if not (key[0].isdigit() or key[-1].isdigit()) or _FIELD.match(key).end() != len(key):  # type: ignore[union-attr]
+            lines.append((key, key, at, False, False))
+            if self.since >= _NO_TIME:
+                return 0
+            self.since += 1
+            if self.since == _NO_TIME:
+                self.runs = [0] * (_MAX_RECORD + 1)
+                return 0
+        else:
+            time = len(_DIGITS.findall(key)) >= 2
+            lines.append((_DIGITS.sub("0", key), key, at, True, time))
+            if time:
+                self.since = 0
+            elif self.since >= _NO_TIME:
+                return 0
             else:
-                self.runs[q] = 0
+                self.since += 1
+                if self.since == _NO_TIME:
+                    self.runs = [0] * (_MAX_RECORD + 1)
+                    return 0
+        n = len(lines)
+        last = lines[-1][0]
+        best = 0
+        runs = self.runs
+        for q in range(2, min(n - 1, _MAX_RECORD) + 1):
+            if last != lines[-1 - q][0]:
+                runs[q] = 0
                 continue
-            if best or self.runs[q] < q:
+            if runs[q] == 0:
+                self.starts[q] = lines[-1 - q][2]
+                self.seconds[q] = at
+            runs[q] += 1
+            if best or runs[q] < q:
                 continue
             unit = range(n - q, n)
             changed = any(lines[i][3] and lines[i][1] != lines[i - q][1] for i in unit)
-            if changed and any(lines[i][4] for i in unit) and any(lines[i][5] for i in unit):
+            worded = any(not lines[i][3] and word_count(lines[i][1][:_WORDS_IN]) > 0 for i in unit)
+            if changed and worded and any(lines[i][4] for i in unit):
                 best = q
         return best
 
@@ -119,7 +142,6 @@ class _Records:
         """The raw text of the last copy of a ``q``-line record (its lines joined by newlines)."""
         lines = self.lines
         return "\n".join(lines[i][1] for i in range(len(lines) - q, len(lines))) + "\n"
-
 
 
 class LineDetector:
@@ -307,7 +329,8 @@ class LineDetector:
                 continue
             key = line.strip()
             self._run, f = self._numbered(key, line_start, base + nl, self._run)
-            f = f or self._record(self._records, key, line_start, base + nl)
+            if key and f is None:
+                f = self._record(self._records, key, line_start, base + nl)
             self._read = base + nl + 1
             if f is not None:
                 fire = f

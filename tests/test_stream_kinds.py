@@ -110,6 +110,31 @@ def test_a_short_wide_unit_fires_once_it_fills_span_floor_columns() -> None:
     assert not first_fire(seeded(PROSE_ZH + "是的，" * 15, 4)).fired  # 45 characters, 90 columns
 
 
+def _columns(text: str) -> int:
+    """Columns of ``text``: whitespace runs one, a wide character two."""
+    import unicodedata
+
+    flat = " ".join(text.split()) + (" " if text[-1:].isspace() else "")
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in flat)
+
+
+@pytest.mark.parametrize("seed", [6, 7])
+def test_a_cjk_chant_padded_with_fullwidth_commas_fires_at_96_columns(seed: int) -> None:
+    """A four-character word said again and again, its copies separated by spaces or fullwidth
+    commas at random (no exact period): CJK punctuation separates words as spaces do, so the
+    copies fold alike; it fires on the chunk that brings the character at which the run fills
+    ``span_floor`` columns, not on the one before."""
+    rng = random.Random(seed)
+    head = PROSE_ZH + "。"
+    chant = "".join("法院审理" + rng.choice(["，", " ", "， ", "  "]) for _ in range(30))
+    text = head + chant
+    end = next(j for j in range(len(head), len(text)) if _columns(text[len(head) : j + 1]) >= CFG.span_floor)
+    chunks = seeded(text, seed)
+    res = first_fire(chunks)
+    assert res.fired and res.reason == "stream.period" and res.loop_start == len(head)
+    assert res.fired_at_chunk == chunk_of(chunks, end), (res, chunk_of(chunks, end))
+
+
 def test_a_layout_character_glued_to_a_word_is_a_token_run() -> None:
     """``#`` run on from the end of a word fires at ``digit_run_floor``; on its own line it is layout."""
     head = ANSWER + "The first one"

@@ -135,6 +135,24 @@ def test_a_cjk_chant_padded_with_fullwidth_commas_fires_at_96_columns(seed: int)
     assert res.fired_at_chunk == chunk_of(chunks, end), (res, chunk_of(chunks, end))
 
 
+@pytest.mark.parametrize("seed", [8, 9])
+def test_one_letter_chanted_between_hyphens_and_spaces_fires_at_96_columns(seed: int) -> None:
+    """``o- o-o-o o o``: one letter, its copies separated by hyphens and spaces at random (no
+    exact period), folds to copies of the letter; it fires on the chunk that brings the
+    character at which the chant fills ``span_floor`` columns (whitespace runs count one), not
+    on the one before. The same letter in a grid, one line per row, is layout and stays quiet."""
+    rng = random.Random(seed)
+    chant = "".join("o" + rng.choice(["-", " ", "- ", "  ", "-"]) for _ in range(60))
+    text = ANSWER + chant
+    end = next(j for j in range(len(ANSWER), len(text)) if _columns(text[len(ANSWER) : j + 1]) >= CFG.span_floor)
+    chunks = seeded(text, seed)
+    res = first_fire(chunks)
+    assert res.fired and res.reason == "stream.period" and res.loop_start == len(ANSWER)
+    assert res.fired_at_chunk == chunk_of(chunks, end), (res, chunk_of(chunks, end))
+    grid = ANSWER + "".join("o - o - o - o\n" for _ in range(12))
+    assert not first_fire(seeded(grid, seed)).fired
+
+
 def test_a_layout_character_glued_to_a_word_is_a_token_run() -> None:
     """``#`` run on from the end of a word fires at ``digit_run_floor``; on its own line it is layout."""
     head = ANSWER + "The first one"

@@ -7,7 +7,8 @@ sees the same two words again and again.
 
 This detector keeps a *folded* copy of the stream's recent text: the ASCII brackets, quotes,
 sentence punctuation and ``*`` deleted (operators kept) (``"(yes,"`` -> ``"yes"``; ``os.path`` -> ``ospath``), every
-run of whitespace one space. CJK and fullwidth punctuation (``，。、「」（）`` ...) reads as a space:
+run of whitespace one space, a hyphen a space (``"a- a-a-a a"`` is four copies of ``a``).
+CJK and fullwidth punctuation (``，。、「」（）`` ...) reads as a space:
 in text written without spaces between words it is what separates them (``"人民法院，人民法院
 人民法院"`` folds to three copies of ``人民法院``), and the span is counted in columns, a wide
 character filling two (:func:`~plateau.stream.text.content_length`). Case is kept: a capital marks a sentence start, and a refrain
@@ -24,7 +25,8 @@ padding is: the reader sees it), and hold ``min_copies`` folded copies. A span n
 complete is armed at the offset where it can first be (:class:`~plateau.stream.result.Armed`)
 and confirmed on the chunk that brings it by folding the raw span once (re-armed further on
 when runs of whitespace left it short). Only
-short units with a word are judged here (a token of two letters or more): numbers and
+short units with a word are judged here (a token of two letters or more), and a single letter
+chanted on one line (a column or grid of one letter is layout): numbers and
 layout -- table cells, rows of zeros, dividers -- are left to the raw detector's structural
 rule; longer units to the raw detector (exact copies) and the drift detector (copies whose
 spacing, case or words drift), because folding whitespace also folds indentation, and an
@@ -54,6 +56,7 @@ __all__ = ["PADDING", "FoldDetector", "fold"]
 #: stay: deleted, they would make ``a < b`` and ``a > b`` the same line.
 PADDING = "()[]{}\"'`.,;:!?*"
 _PAD = PADDING.encode()
+_HYPHEN = bytes.maketrans(b"-", b" ")  # a hyphen between the copies of a chant separates them as a space does
 _TRIES = 4
 _ANCHOR = 8  # folded bytes of the anchor: found once the folded run covers the unit and 8 bytes
 _NEAR = 256  # folded bytes kept (256 to 512): more than span_floor plus a unit and the anchor
@@ -67,7 +70,7 @@ WIDE_PADDING = (
 )
 _WIDE = str.maketrans(dict.fromkeys(WIDE_PADDING, " "))
 _PADC = "[" + re.escape(PADDING) + "]*"
-_SEP = "[\\s" + WIDE_PADDING + "]"  # a separator between tokens: whitespace or CJK punctuation
+_SEP = "[-\\s" + WIDE_PADDING + "]"  # a separator between tokens: whitespace, a hyphen or CJK punctuation
 _SPACES = re.compile(r"\s+")
 
 
@@ -80,7 +83,13 @@ def _bytes(text: str) -> bytes:
     """``text`` encoded, CJK punctuation read as spaces, ASCII padding deleted (not yet split)."""
     if not text.isascii():
         text = text.translate(_WIDE)
-    return text.encode().translate(None, _PAD)
+    return text.encode().translate(_HYPHEN, _PAD)
+
+
+def _letter_token(unit: str) -> bool:
+    """Whether a folded unit is one letter (``"a "``): a chant of it is judged on one line only."""
+    toks = unit.split()
+    return len(toks) == 1 and len(toks[0]) == 1 and toks[0].isalpha()
 
 
 def fold(text: str) -> str:
@@ -126,7 +135,8 @@ class FoldDetector:
 
     def update(self, b: Block) -> Fire | None:
         """Append the block's folded text; fire on a folded repetition ending here."""
-        data = self._pend + _bytes(b.piece)
+        piece = b.piece
+        data = self._pend + (piece if piece.isascii() else piece.translate(_WIDE)).encode().translate(_HYPHEN, _PAD)
         parts = data.split()
         if parts and not data[-1:].isspace():
             self._pend = parts.pop()[:_MAX_PEND]
@@ -175,7 +185,8 @@ class FoldDetector:
         if 0 <= sp < d - 1:
             unit = unit[sp + 1 :] + unit[: sp + 1]
         text = unit.decode("utf-8", "ignore")
-        if count_words(text) == 0 or not text.strip():
+        letter = _letter_token(text)  # one letter said again and again: "a- a-a-a a a"
+        if not (count_words(text) or letter) or not text.strip():
             return None
         # The raw copies: the rule is stated on the raw span they cover (a reader's 96 characters).
         chain = self._chain(b.s, text, (run + d) // d + 1)
@@ -186,6 +197,8 @@ class FoldDetector:
         # The span is counted as the raw text with every run of whitespace one character
         # (indentation and spacing are not content; padding is): it must reach span_floor.
         raw = s_raw[chain[0][0] :]
+        if letter and "\n" in raw:  # a column of one letter is layout (a diagram, a grid)
+            return None
         short = cfg.span_floor - _content(raw)
         if short > 0:
             # A character adds at most one column of ASCII text, two of wide text: the earliest
@@ -202,7 +215,7 @@ class FoldDetector:
     def _chain(s: str, unit: str, copies: int) -> list[tuple[int, int]]:
         """The last run of adjacent raw copies of the folded ``unit`` in ``s`` (start, end indices)."""
         toks = unit.split()
-        between = _PADC + _SEP + "[\\s" + re.escape(PADDING) + WIDE_PADDING + "]*"
+        between = _PADC + _SEP + "[-\\s" + re.escape(PADDING) + WIDE_PADDING + "]*"
         pattern = re.compile(r"(?<!\w)" + _PADC + between.join(_PADC.join(map(re.escape, t)) for t in toks) + _PADC + _SEP + "*")
         lo = max(0, len(s) - 8 * len(unit) * (copies + 1) - 256)
         chain: list[tuple[int, int]] = []
@@ -222,6 +235,8 @@ class FoldDetector:
         if i < 0 or j > len(s):
             return None
         raw = s[i:j]
+        if "\n" in raw and _letter_token(text):
+            return None
         f = b" ".join(_bytes(raw).split())
         if len(f) < 2 * d or f[d:] != f[:-d]:
             return None
@@ -237,7 +252,7 @@ class FoldDetector:
     def _fire(s: str, s0: int, x: int, unit: str, begin: int) -> Fire:
         """One raw copy of the unit: the first of the chain, rotated to a line start when the next copy runs on."""
         toks = unit.split()
-        between = _PADC + _SEP + "[\\s" + re.escape(PADDING) + WIDE_PADDING + "]*"
+        between = _PADC + _SEP + "[-\\s" + re.escape(PADDING) + WIDE_PADDING + "]*"
         pattern = re.compile(_PADC + between.join(_PADC.join(map(re.escape, t)) for t in toks) + _PADC + _SEP + "*")
         first = begin - s0
         m = pattern.match(s, first)

@@ -6,7 +6,7 @@ sir."``). The raw period detector (:mod:`~plateau.stream.period`) sees no period
 sees the same two words again and again.
 
 This detector keeps a *folded* copy of the stream's recent text: the ASCII brackets, quotes,
-sentence punctuation and ``*`` deleted (operators kept) (``"(yes,"`` -> ``"yes"``; ``os.path`` -> ``ospath``), every
+sentence punctuation and ``*`` deleted (other operators kept) (``"(yes,"`` -> ``"yes"``; ``os.path`` -> ``ospath``), every
 run of whitespace one space, a hyphen a space (``"a- a-a-a a"`` is four copies of ``a``).
 CJK and fullwidth punctuation (``，。、「」（）`` ...) reads as a space:
 in text written without spaces between words it is what separates them (``"人民法院，人民法院
@@ -52,7 +52,7 @@ from plateau.stream.text import count_words, match_back, wide_count
 __all__ = ["PADDING", "FoldDetector", "fold"]
 
 #: ASCII characters deleted by the fold: brackets, quotes, sentence punctuation and the
-#: markdown emphasis ``*``. Operators (``<``, ``>``, ``=``, ``+``, ``-``, ``/``, ``|``, ``&``)
+#: markdown emphasis ``*``. Operators (``<``, ``>``, ``=``, ``+``, ``/``, ``|``, ``&``; ``-`` reads as a space)
 #: stay: deleted, they would make ``a < b`` and ``a > b`` the same line.
 PADDING = "()[]{}\"'`.,;:!?*"
 _PAD = PADDING.encode()

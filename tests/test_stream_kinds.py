@@ -153,6 +153,25 @@ def test_one_letter_chanted_between_hyphens_and_spaces_fires_at_96_columns(seed:
     assert not first_fire(seeded(grid, seed)).fired
 
 
+def test_a_run_whose_short_unit_drifts_counts_from_its_first_copy() -> None:
+    """``_row_row…/col_row/col_row…``: a run of one short unit going on, without a break, as a
+    run of a unit that holds it is one repetition; it fires once the span from the first
+    ``_row`` covers ``span_floor`` characters (on the chunk that brings that character; the
+    block ending at character 192 sees the second run and arms the fire), not 96 characters
+    after the second run began. Runs of units that share nothing (``0000ffff``) stay apart."""
+    head = ANSWER[:128]
+    text = head + "_row" * 6 + "/col_row" * 14 + " and that is the list.\n"
+    for seed in range(3):
+        chunks = seeded(text, 70 + seed)
+        res = first_fire(chunks)
+        assert res.fired and res.reason == "stream.period" and res.loop_start == len(head)
+        assert res.fired_at_chunk == chunk_of(chunks, len(head) + CFG.span_floor - 1), res
+    short = head + "_row" * 6 + "/col_row" * 8 + " and that is the list.\n"  # 88 characters of run
+    assert not first_fire(seeded(short, 73)).fired
+    hexes = head + "0x" + "0" * 60 + "f" * 60 + " is the mask.\n"
+    assert not first_fire(seeded(hexes, 74)).fired
+
+
 def test_a_layout_character_glued_to_a_word_is_a_token_run() -> None:
     """``#`` run on from the end of a word fires at ``digit_run_floor``; on its own line it is layout."""
     head = ANSWER + "The first one"

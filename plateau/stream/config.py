@@ -55,8 +55,8 @@ class StreamGuardConfig:
         said eight times); 96 is the top of the bound and half as much again. Measured: no
         run of a short unit with a word reaches 24 characters in the 6,950 real model
         responses of ``scripts/stream_false_alarms.py`` (coding agents; no songs), but at 48 a
-        requested count and a padded chant of the legitimate and development stream sets fire
-        before their windows, so the floor is not lowered. Counted in columns (a wide
+        legitimate requested count of ``evals/dev-stream2`` fires and a padded chant of
+        ``evals/stream`` fires before its window, so the floor is not lowered. Counted in columns (a wide
         character fills two, see ``digit_run_floor``).
     structural_span_floor
         Minimum span, in characters, for a unit without a word that is layout -- whitespace,

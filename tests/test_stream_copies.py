@@ -473,6 +473,57 @@ def test_recheck_with_commentary_that_moves_on_stays_quiet(real_cached: object) 
     assert first_fire(results) is None
 
 
+def _two_states(cycles: int) -> tuple[str, list[int]]:
+    """A reasoning loop alternating between two re-checks that open alike (one word changed).
+
+    Returns the text and the offset where each re-check (state) begins."""
+    a = (
+        "Hmm, I believe we should just run the migration now.\n"
+        "The ticket says ship it, so the team wants the change out today.\n"
+        "Let me write down the plan and then run it.\n"
+    )
+    b = "Hmm, I suppose we should just run the migration now.\nLet me write the plan down first.\n"
+    text, starts = "", []
+    for _ in range(cycles):
+        for state in (a, b):
+            starts.append(len(text))
+            text += state
+    return text, starts
+
+
+def test_a_two_state_recheck_loop_fires_by_its_fifth_recheck(real_cached: object) -> None:
+    """Re-checks alternating between two states, each opening with the same templated line: every
+    state is a re-check, so the loop is a candidate at the 4th opening line and fires, with the
+    semantic layer's corroboration, between the start of the 3rd re-check and the end of the
+    5th -- on the same character whatever the chunking; never before the 4th opening line ends,
+    and never without the semantic layer."""
+    text, starts = _two_states(5)
+    fired = set()
+    for seed in range(3):
+        chunks = seeded(text, 210 + seed)
+        results = feed(chunks, "reasoning", embedder=real_cached, semantic_background=False)
+        at = first_fire(results)
+        assert at is not None and results[at].reason == "stream.recheck", (seed, at and results[at])
+        begin = results[at].chars - len(chunks[at])
+        end = (begin // B + 1) * B  # the block end this chunk brings: the fire is judged there
+        assert end <= results[at].chars
+        fired.add(end)
+        assert text.index("\n", starts[3]) < results[at].chars <= starts[5], (seed, results[at].chars, starts)
+        assert all(r.reason != "stream.recheck" for r in feed(chunks, "reasoning"))
+    assert len(fired) == 1  # the same block whatever the chunking
+
+
+def test_an_item_by_item_check_with_templated_lines_stays_quiet(real_cached: object) -> None:
+    """Reasoning that checks one row after another in the same words -- a new row each time --
+    enumerates: its templated lines never make a re-check."""
+    rows = [(3, 14), (4, 9), (5, 22), (6, 17), (7, 30), (8, 11), (9, 25), (10, 8)]
+    text = "I will verify every row of the table before answering.\n" + "".join(
+        f"Now let me check row {r} of the table: its total is {t} and it matches the sum.\n" for r, t in rows
+    ) + "Every row matches, so the table is consistent.\n"
+    results = feed(seeded(text, 220), "reasoning", embedder=real_cached, semantic_background=False)
+    assert first_fire(results) is None
+
+
 # ----------------------------------------------------------------------------- legitimate repetition
 
 

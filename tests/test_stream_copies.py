@@ -253,9 +253,7 @@ def test_numbered_lines_that_report_stay_quiet() -> None:
 
 def _srt(texts: list[str]) -> str:
     """Subtitle blocks: an index line, a time range line, the text and a blank line."""
-    return "".join(
-        f"{i + 1}\n00:01:{3 * i:02d},250 --> 00:01:{3 * i + 2:02d},900\n{t}\n\n" for i, t in enumerate(texts)
-    )
+    return "".join(f"{i + 1}\n00:01:{3 * i:02d},250 --> 00:01:{3 * i + 2:02d},900\n{t}\n\n" for i, t in enumerate(texts))
 
 
 def test_a_multi_line_record_under_a_counter_and_times_fires_on_its_fourth_copy() -> None:
@@ -517,9 +515,11 @@ def test_an_item_by_item_check_with_templated_lines_stays_quiet(real_cached: obj
     """Reasoning that checks one row after another in the same words -- a new row each time --
     enumerates: its templated lines never make a re-check."""
     rows = [(3, 14), (4, 9), (5, 22), (6, 17), (7, 30), (8, 11), (9, 25), (10, 8)]
-    text = "I will verify every row of the table before answering.\n" + "".join(
-        f"Now let me check row {r} of the table: its total is {t} and it matches the sum.\n" for r, t in rows
-    ) + "Every row matches, so the table is consistent.\n"
+    text = (
+        "I will verify every row of the table before answering.\n"
+        + "".join(f"Now let me check row {r} of the table: its total is {t} and it matches the sum.\n" for r, t in rows)
+        + "Every row matches, so the table is consistent.\n"
+    )
     results = feed(seeded(text, 220), "reasoning", embedder=real_cached, semantic_background=False)
     assert first_fire(results) is None
 
@@ -624,8 +624,10 @@ def test_a_drift_fire_cuts_after_the_loops_first_copy() -> None:
     at its first copy, even when the copies compared start later."""
     from plateau.stream import StreamGuard
 
-    loop = ("But wait, I should check the bounds again. start is naive local midnight and end is start plus one day, "
-            "so on the fall-back night the filter covers 24 of the 25 local hours. ")
+    loop = (
+        "But wait, I should check the bounds again. start is naive local midnight and end is start plus one day, "
+        "so on the fall-back night the filter covers 24 of the 25 local hours. "
+    )
     text = "The bounds are built like this. " + loop * 8
     guard = StreamGuard()
     for i in range(0, len(text), 7):

@@ -52,7 +52,12 @@ class StreamGuardConfig:
         reader's rule bounds it: a run of a short unit is plain by the time it fills 32 to 96
         characters (half a line to a line). Legitimate text holds up to about 64 characters of
         one short unit (a song's sixteen-fold syllable refrain, a sentence made of one word
-        said eight times); 96 is the top of the bound and half as much again.
+        said eight times); 96 is the top of the bound and half as much again. Measured: no
+        run of a short unit with a word reaches 24 characters in the 6,950 real model
+        responses of ``scripts/stream_false_alarms.py`` (coding agents; no songs), but at 48 a
+        legitimate requested count of ``evals/dev-stream2`` fires and a padded chant of
+        ``evals/stream`` fires before its window, so the floor is not lowered. Counted in columns (a wide
+        character fills two, see ``digit_run_floor``).
     structural_span_floor
         Minimum span, in characters, for a unit without a word that is layout -- whitespace,
         dividers, rules and borders (``-``, ``=``, ``_``, ``*``, ``#``, ``~``, ``.``, ``|``,
@@ -155,7 +160,14 @@ class StreamGuardConfig:
         layout) (int,
         8..10^9; default 96): a stream of zeros. Within the reader's 32-96 character bound
         (see ``span_floor``) and above the longest legitimate run, a 64-digit literal (a
-        256-bit hash or zero value in hex, a 64-bit mask in binary).
+        256-bit hash or zero value in hex, a 64-bit mask in binary). Measured on the 6,950
+        real model responses of ``scripts/stream_false_alarms.py``: the longest run of one
+        token is 65 characters (an ``x`` fill in a FITS card), the next a repeating decimal of
+        62; no run of a short unit with a word reaches 24. A floor at or below 65 would fire on
+        a real response, so 96 -- the longest legitimate run and half as much again, the top
+        of the reader's bound -- stays. The floor is counted in columns: a wide character (Han,
+        kana, hangul, emoji; Unicode UAX #11) fills two, so a run of one wide character fires
+        at 48 characters (a line of 96 columns), and the same holds for ``span_floor``.
     dialogue_turns
         Cycles of an impersonated chat template -- role markers such as ``<|im_start|>user``,
         ``[INST]`` or ``<start_of_turn>user`` inside the model's own output, one cycle the
@@ -334,14 +346,18 @@ class StreamGuardConfig:
     def span_required(self, period: int, words: int, *, token: bool = False, content: int | None = None, quoted_line: bool = False) -> int:
         """Characters a repetition of a ``period``-character unit of ``words`` words must cover.
 
-        ``max(digit_run_floor, min_copies * period)`` for a single-token run (``token``: a
-        unit shorter than ``copy_unit`` that is one token not only layout, such as ``0``,
-        ``!`` or an emoji, alone or with a separator of spaces and at most one comma on one line:
-        ``0, ``, ``b `` -- :func:`plateau.stream.text.is_token_run`);
+        ``max(ceil(digit_run_floor * period / width), min_copies * period)`` for a single-token
+        run (``token``: a unit shorter than ``copy_unit`` that is one token not only layout,
+        such as ``0``, ``!`` or an emoji, alone or with a separator of spaces and at most one
+        comma on one line: ``0, ``, ``b `` -- :func:`plateau.stream.text.is_token_run`; a run
+        of one layout character glued to a word, ``One####``, counts as one too), where
+        ``width`` is the larger of ``period`` and ``content``: ``digit_run_floor`` columns, a
+        wide character (Han, kana, hangul, emoji) filling two (``"加"`` fires at 48 copies);
         ``max(structural_span_floor, max_copies * period)`` for any other unit without a word
         (a row of two numbers or more included). A unit with a word is
         measured by its ``content`` -- its length with every run of whitespace counted as one
-        character, so that indentation is not content (default: ``period``): shorter than
+        character, so that indentation is not content, and a wide character as two columns
+        (:func:`plateau.stream.text.content_length`; default: ``period``): shorter than
         ``copy_unit``, its copies must hold ``span_floor`` characters of content
         (``ceil(span_floor * period / content)`` characters, at least ``min_copies`` copies);
         otherwise ``copies_required(content, words) * period`` (four copies). A
@@ -353,9 +369,10 @@ class StreamGuardConfig:
         """
         if words <= 0:
             if token and period < self.copy_unit:
-                return max(self.digit_run_floor, self.min_copies * period)
+                width = period if content is None else max(period, content)
+                return max(math.ceil(self.digit_run_floor * period / width), self.min_copies * period)
             return max(self.structural_span_floor, self.max_copies * period)
-        length = period if content is None else max(1, min(content, period))
+        length = period if content is None else max(1, content)
         if quoted_line:
             return max(self.span_required(period, words, content=content), self.max_copies * period)
         if length < self.copy_unit:

@@ -117,7 +117,7 @@ class RequestContext:
         """Whether this request excuses ``fire`` after ``chars`` characters of the stream.
 
         The fire is excused when the request asked for repetition, the repeated unit is what it
-        named (or it named nothing), and the copies -- ``fire.copies``, or when unknown the
+        named (or it named nothing) and holds no word the request did not name, and the copies -- ``fire.copies``, or when unknown the
         characters of the stream over the unit's length -- stay within ``ceil(bound *
         config.context_slack) + 2`` (a bound) or ``config.context_cap_chars`` characters
         (no bound).
@@ -126,8 +126,17 @@ class RequestContext:
             return False
         unit = _norm(fire.unit)
         padded = f" {unit} "
-        if self.units and not any(f" {u} " in padded or (unit and padded in f" {u} ") for u in self.units):
-            return False
+        if self.units:
+            if not any(f" {u} " in padded or (unit and padded in f" {u} ") for u in self.units):
+                return False
+            # The named units, and nothing else: a unit that also holds words the request did
+            # not name (the answer's preamble, a leaked role header) is the answer restarted,
+            # not the repetition asked for.
+            rest = padded
+            for u in sorted(self.units, key=len, reverse=True):
+                rest = rest.replace(f" {u} ", " ").replace(f" {u} ", " ")
+            if rest.strip() and not any(padded in f" {u} " for u in self.units):
+                return False
         if self.bound is None:
             return chars <= config.context_cap_chars
         allowed = math.ceil(self.bound * config.context_slack) + 2

@@ -22,11 +22,17 @@ pair. It fires
     ``</s>``) when the template closes its turns, else when its last turn opens. A counter
     in the marker is no new role (``<|im_start|>assistant57``, ``assistant58``: one role),
     and a cycle may hold one role: a turn closed by an end-of-turn token and the same role
-    opened again right after it, whatever the turns say (the model closes its turn and
-    reopens it), fires when the third such marker is complete;
+    opened again right after it (the model closes its turn and reopens it). Its cycle is then
+    read from the turns themselves: the shortest ``c`` such that every completed turn is alike
+    the turn ``c`` before it (word-set Jaccard at least 0.5) -- the same answer again is one
+    turn, a reply and a follow-up written in turn are two -- and it fires when the marker
+    after the third cycle's last turn is complete (the third such marker for ``c = 1``, the
+    sixth for ``c = 2``), never while the turns have not shown a cycle;
   - speaker labels: when the third pair's last turn ends its line (the newline after the
     sixth label's text), a label at the stream's very start being the response naming its
-    own answer, not a turn it writes for the other side; the labels alternating
+    own answer, not a turn it writes for the other side (counting it adds no fire on the
+    12,871 messages of ``scripts/stream_false_alarms.py`` but fires a plain self-dialogue of
+    ``evals/stream`` inside its first cycle); the labels alternating
     between exactly two names -- both chat roles, or with a turn that asks a question (a
     record format such as ``FAIL:`` / ``AssertionError:`` or ``Value:`` / ``Dtype:`` in test
     output alternates too, and never asks). An exchange the response presents (the
@@ -350,12 +356,33 @@ class DialogueDetector:
                 return c, run
         return 0, 0
 
+    def _reopen_cycle(self) -> int:
+        """The cycle, in turns, of one role closed and reopened: the shortest ``c`` such that every
+        completed turn of the stretch is alike (word-set Jaccard at least 0.5) the turn ``c``
+        before it; 0 when no cycle shows in the turns completed so far.
+
+        A turn said again (a greeting, the same answer) is a cycle of one turn; a reply and a
+        follow-up written in turn, each repeated, a cycle of two. The stretch is the turns
+        opened by the ``_reopened`` markers and the turn they closed first.
+        """
+        m = self._reopened
+        words = self._words[max(0, len(self._turns) - m - 1) :]
+        n = len(words)
+        for c in range(1, n // 2 + 1):
+            if all(x and y and len(x & y) >= _SIMILAR * len(x | y) for x, y in zip(words[c:], words, strict=False)):
+                return c
+        return 0
+
     def _judge(self, b: Block | _Partial, special: bool = False) -> Fire | None:
         cfg = self.config
         turns = self._turns
         if special and self._reopened >= cfg.dialogue_turns:
-            # One role closed and reopened: the dialogue_turns-th cycle is complete when its marker opens.
-            return self._fire(b, turns[-cfg.dialogue_turns][1])
+            # One role closed and reopened: the cycle is the turns' own (a reply, then a
+            # follow-up, then the reply again: two turns), and the dialogue_turns-th cycle is
+            # complete when the marker after its last turn opens.
+            c = self._reopen_cycle()
+            if c and self._reopened >= cfg.dialogue_turns * c:
+                return self._fire(b, turns[-min(len(turns), cfg.dialogue_turns * c)][1])
         roles = {r for r, _, _, _ in turns}
         if len(roles) < 2:
             return None

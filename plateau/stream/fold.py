@@ -6,8 +6,12 @@ sir."``). The raw period detector (:mod:`~plateau.stream.period`) sees no period
 sees the same two words again and again.
 
 This detector keeps a *folded* copy of the stream's recent text: the ASCII brackets, quotes,
-sentence punctuation and ``*`` deleted (operators kept) (``"(yes,"`` -> ``"yes"``; ``os.path`` -> ``ospath``), every
-run of whitespace one space. Case is kept: a capital marks a sentence start, and a refrain
+sentence punctuation and ``*`` deleted (other operators kept) (``"(yes,"`` -> ``"yes"``; ``os.path`` -> ``ospath``), every
+run of whitespace one space, a hyphen a space (``"a- a-a-a a"`` is four copies of ``a``).
+CJK and fullwidth punctuation (``，。、「」（）`` ...) reads as a space:
+in text written without spaces between words it is what separates them (``"人民法院，人民法院
+人民法院"`` folds to three copies of ``人民法院``), and the span is counted in columns, a wide
+character filling two (:func:`~plateau.stream.text.content_length`). Case is kept: a capital marks a sentence start, and a refrain
 whose lines begin ``And ...`` / ``and ...`` is two lines, not two copies. At the end of every
 block it looks for the folded text's shortest period ending there, as the raw detector does
 for short periods (the last 8 folded characters are an anchor -- a short unit shows after
@@ -21,7 +25,8 @@ padding is: the reader sees it), and hold ``min_copies`` folded copies. A span n
 complete is armed at the offset where it can first be (:class:`~plateau.stream.result.Armed`)
 and confirmed on the chunk that brings it by folding the raw span once (re-armed further on
 when runs of whitespace left it short). Only
-short units with a word are judged here (a token of two letters or more): numbers and
+short units with a word are judged here (a token of two letters or more), and a single letter
+chanted on one line (a column or grid of one letter is layout): numbers and
 layout -- table cells, rows of zeros, dividers -- are left to the raw detector's structural
 rule; longer units to the raw detector (exact copies) and the drift detector (copies whose
 spacing, case or words drift), because folding whitespace also folds indentation, and an
@@ -42,31 +47,54 @@ import re
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Armed, Fire
-from plateau.stream.text import count_words, match_back
+from plateau.stream.text import count_words, match_back, wide_count
 
 __all__ = ["PADDING", "FoldDetector", "fold"]
 
 #: ASCII characters deleted by the fold: brackets, quotes, sentence punctuation and the
-#: markdown emphasis ``*``. Operators (``<``, ``>``, ``=``, ``+``, ``-``, ``/``, ``|``, ``&``)
+#: markdown emphasis ``*``. Operators (``<``, ``>``, ``=``, ``+``, ``/``, ``|``, ``&``; ``-`` reads as a space)
 #: stay: deleted, they would make ``a < b`` and ``a > b`` the same line.
 PADDING = "()[]{}\"'`.,;:!?*"
 _PAD = PADDING.encode()
+_HYPHEN = bytes.maketrans(b"-", b" ")  # a hyphen between the copies of a chant separates them as a space does
 _TRIES = 4
 _ANCHOR = 8  # folded bytes of the anchor: found once the folded run covers the unit and 8 bytes
 _NEAR = 256  # folded bytes kept (256 to 512): more than span_floor plus a unit and the anchor
 _MAX_PEND = 48  # bytes of an unfinished token kept
+#: Fullwidth and CJK punctuation (commas, stops, colons, brackets, quotes): in text written
+#: without spaces between words it is what separates them, so the fold reads it as a space.
+WIDE_PADDING = (
+    "\uff0c\u3002\u3001\uff1b\uff1a\uff01\uff1f"  # ，。、；：！？
+    "\u300c\u300d\u300e\u300f\uff08\uff09\u3010\u3011\u300a\u300b\u3008\u3009"  # 「」『』（）【】《》〈〉
+    "\u201c\u201d\u2018\u2019"  # curly quotes
+)
+_WIDE = str.maketrans(dict.fromkeys(WIDE_PADDING, " "))
 _PADC = "[" + re.escape(PADDING) + "]*"
+_SEP = "[-\\s" + WIDE_PADDING + "]"  # a separator between tokens: whitespace, a hyphen or CJK punctuation
 _SPACES = re.compile(r"\s+")
 
 
 def _content(raw: str) -> int:
-    """Characters of ``raw`` with every run of whitespace counted as one."""
-    return len(_SPACES.sub(" ", raw))
+    """Columns of ``raw`` with every run of whitespace counted as one (a wide character counts two)."""
+    return len(_SPACES.sub(" ", raw)) + wide_count(raw)
+
+
+def _bytes(text: str) -> bytes:
+    """``text`` encoded, CJK punctuation read as spaces, ASCII padding deleted (not yet split)."""
+    if not text.isascii():
+        text = text.translate(_WIDE)
+    return text.encode().translate(_HYPHEN, _PAD)
+
+
+def _letter_token(unit: str) -> bool:
+    """Whether a folded unit is one letter (``"a "``): a chant of it is judged on one line only."""
+    toks = unit.split()
+    return len(toks) == 1 and len(toks[0]) == 1 and toks[0].isalpha()
 
 
 def fold(text: str) -> str:
     """``text`` folded: padding deleted, whitespace runs one space (no leading or trailing space)."""
-    return b" ".join(text.encode().translate(None, _PAD).split()).decode("utf-8", "ignore")
+    return b" ".join(_bytes(text).split()).decode("utf-8", "ignore")
 
 
 class FoldDetector:
@@ -107,7 +135,8 @@ class FoldDetector:
 
     def update(self, b: Block) -> Fire | None:
         """Append the block's folded text; fire on a folded repetition ending here."""
-        data = self._pend + b.piece.encode().translate(None, _PAD)
+        piece = b.piece
+        data = self._pend + (piece if piece.isascii() else piece.translate(_WIDE)).encode().translate(_HYPHEN, _PAD)
         parts = data.split()
         if parts and not data[-1:].isspace():
             self._pend = parts.pop()[:_MAX_PEND]
@@ -156,7 +185,8 @@ class FoldDetector:
         if 0 <= sp < d - 1:
             unit = unit[sp + 1 :] + unit[: sp + 1]
         text = unit.decode("utf-8", "ignore")
-        if count_words(text) == 0 or not text.strip():
+        letter = _letter_token(text)  # one letter said again and again: "a- a-a-a a a"
+        if not (count_words(text) or letter) or not text.strip():
             return None
         # The raw copies: the rule is stated on the raw span they cover (a reader's 96 characters).
         chain = self._chain(b.s, text, (run + d) // d + 1)
@@ -166,9 +196,14 @@ class FoldDetector:
         begin = s0 + chain[0][0]
         # The span is counted as the raw text with every run of whitespace one character
         # (indentation and spacing are not content; padding is): it must reach span_floor.
-        short = cfg.span_floor - _content(s_raw[chain[0][0] :])
+        raw = s_raw[chain[0][0] :]
+        if letter and "\n" in raw:  # a column of one letter is layout (a diagram, a grid)
+            return None
+        short = cfg.span_floor - _content(raw)
         if short > 0:
-            reach = max(b.end + short - 1, cfg.min_chars - 1)
+            # A character adds at most one column of ASCII text, two of wide text: the earliest
+            # offset the span may reach (confirmed there, re-armed further on when still short).
+            reach = max(b.end + (short if raw.isascii() else -(-short // 2)) - 1, cfg.min_chars - 1)
             if reach < b.end + cfg.block:
                 b.arm(Armed(at=reach, source=self, key=("fold", d, begin), data=(d, begin, text)))
             return None
@@ -180,8 +215,8 @@ class FoldDetector:
     def _chain(s: str, unit: str, copies: int) -> list[tuple[int, int]]:
         """The last run of adjacent raw copies of the folded ``unit`` in ``s`` (start, end indices)."""
         toks = unit.split()
-        between = _PADC + r"\s[\s" + re.escape(PADDING) + "]*"
-        pattern = re.compile(r"(?<!\w)" + _PADC + between.join(_PADC.join(map(re.escape, t)) for t in toks) + _PADC + r"\s*")
+        between = _PADC + _SEP + "[-\\s" + re.escape(PADDING) + WIDE_PADDING + "]*"
+        pattern = re.compile(r"(?<!\w)" + _PADC + between.join(_PADC.join(map(re.escape, t)) for t in toks) + _PADC + _SEP + "*")
         lo = max(0, len(s) - 8 * len(unit) * (copies + 1) - 256)
         chain: list[tuple[int, int]] = []
         for m in pattern.finditer(s, lo):
@@ -200,12 +235,15 @@ class FoldDetector:
         if i < 0 or j > len(s):
             return None
         raw = s[i:j]
-        f = b" ".join(raw.encode().translate(None, _PAD).split())
+        if "\n" in raw and _letter_token(text):
+            return None
+        f = b" ".join(_bytes(raw).split())
         if len(f) < 2 * d or f[d:] != f[:-d]:
             return None
         short = self.config.span_floor - _content(raw)
         if short > 0:
-            return Armed(at=armed.at + short, source=self, key=armed.key, data=armed.data)
+            step = short if raw.isascii() else -(-short // 2)
+            return Armed(at=armed.at + step, source=self, key=armed.key, data=armed.data)
         if len(f) < self.config.min_copies * d - 1:
             return None
         return self._fire(s, s0, j - 1, text, begin)
@@ -214,8 +252,8 @@ class FoldDetector:
     def _fire(s: str, s0: int, x: int, unit: str, begin: int) -> Fire:
         """One raw copy of the unit: the first of the chain, rotated to a line start when the next copy runs on."""
         toks = unit.split()
-        between = _PADC + r"\s[\s" + re.escape(PADDING) + "]*"
-        pattern = re.compile(_PADC + between.join(_PADC.join(map(re.escape, t)) for t in toks) + _PADC + r"\s*")
+        between = _PADC + _SEP + "[-\\s" + re.escape(PADDING) + WIDE_PADDING + "]*"
+        pattern = re.compile(_PADC + between.join(_PADC.join(map(re.escape, t)) for t in toks) + _PADC + _SEP + "*")
         first = begin - s0
         m = pattern.match(s, first)
         cut = m.end() if m is not None and m.end() > first else first + len(unit)

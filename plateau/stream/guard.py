@@ -160,7 +160,7 @@ class StreamGuard:
         self._recheck: RecheckDetector | None = None
         if self.embedder is not None and self.channel != "tool_args":
             self._semantic = SemanticRecurrence(self.embedder, cfg, background=self.semantic_background)
-            self._recheck = RecheckDetector(cfg)
+            self._recheck = RecheckDetector(cfg, templated=self.channel == "reasoning")
             self._detectors += (self._recheck,)
         self._armed: dict[tuple[Any, ...], Armed] = {}  # fires predicted past the last block, by key
         self._due = _NEVER  # the earliest offset an armed fire falls due at

@@ -20,6 +20,15 @@ chunks while such a run is alive). The text must hold ``line_min_words`` words a
 a test id or an epoch's loss are what the lines report. ``scripts/stream_false_alarms.py``
 measures the rule on the real runs (see the CHANGELOG).
 
+The same rule holds for a *record* of 2 to 8 lines (a subtitle block: its index, its time
+range, its text): lines that are only a numeric field -- a counter (``12``) or a time
+(``0:02:13.580 --> 0:02:16.580``) -- are compared with their digit runs read as ``0``, every
+other line verbatim, blank lines transparent; a record holding a time line (two numbers or
+more), a changed counter or time, a worded line and ``copy_unit`` characters fires by its
+``unit_copies``-th copy (12 inside an open code fence), on the newline that ends that copy.
+A field line holding letters (``Epoch 3/10``, ``path:12:5``) never folds. On the 12,871
+messages of ``scripts/stream_false_alarms.py`` the record rule adds no fire.
+
 Work per block: one ``str.find`` per line, one regular-expression count of words per line and a
 :class:`collections.Counter` update; memory: ``line_window`` lines of at most 512 characters.
 """
@@ -40,6 +49,99 @@ _MAX_LINE = 512  # characters of a line kept as its key
 _WORDS_IN = 96  # words are counted in the first characters of a line only
 _DIGITS = re.compile(r"\d+")
 _FIELD = re.compile(r"[\d\W_]*")  # a line's leading field: digits and punctuation, up to its first letter
+
+
+_MAX_RECORD = 8  # lines of a multi-line record looked for (a subtitle block is 3, with its blank line 4)
+_NO_TIME = 2 * _MAX_RECORD  # lines without a time line after which no record run is counted
+
+
+class _Records:
+    """The last lines, folded, and the runs of lines that repeat at a period of 2 to ``_MAX_RECORD`` lines.
+
+    A line that is only a numeric field -- digits and punctuation, a counter (``12``) or a time
+    (``0:02:13.580 --> 0:02:16.580``) -- is folded with its digit runs read as ``0``; any other
+    line stays as it is. ``runs[q]`` counts the consecutive lines, ending at the last, equal to
+    the line ``q`` before them: a record of ``q`` lines holds ``runs[q] // q + 1`` copies. Runs
+    are counted only while a time line is among the last ``2 * _MAX_RECORD`` lines: every copy
+    of a record that may fire holds one, so a run that may fire begins after the first.
+    """
+
+    __slots__ = ("lines", "runs", "seconds", "since", "starts")
+
+    def __init__(self) -> None:
+        #: (folded line, raw line, start offset, is a numeric field, holds a time)
+        self.lines: deque[tuple[str, str, int, bool, bool]] = deque(maxlen=2 * _MAX_RECORD + 1)
+        self.runs = [0] * (_MAX_RECORD + 1)
+        self.starts = [0] * (_MAX_RECORD + 1)  # start of the run's first copy, per period
+        self.seconds = [0] * (_MAX_RECORD + 1)  # start of its second copy (where a cut keeps one)
+        self.since = _NO_TIME  # lines since the last time line
+
+    def copy(self) -> _Records:
+        other = _Records.__new__(_Records)
+        other.lines = self.lines.copy()
+        other.runs = self.runs.copy()
+        other.starts = self.starts.copy()
+        other.seconds = self.seconds.copy()
+        other.since = self.since
+        return other
+
+    @property
+    def alive(self) -> bool:
+        """Whether lines repeat at some period among lines holding a time (a record's next copy may complete a fire)."""
+        return self.since < _NO_TIME and any(self.runs)
+
+    def push(self, key: str, at: int) -> int:
+        """Add a non-blank line; the shortest period whose run now holds two copies or more of a
+        record with a time line (two numbers or more in a field line), a counter or time that
+        changed, and a worded line -- else 0."""
+        lines = self.lines
+        # A numeric field begins or ends with a digit (a counter, a time range): the common
+        # line -- prose, code -- is stored as it is without a regular expression.
+        if not (key[0].isdigit() or key[-1].isdigit()) or _FIELD.match(key).end() != len(key):  # type: ignore[union-attr]
+            lines.append((key, key, at, False, False))
+            if self.since >= _NO_TIME:
+                return 0
+            self.since += 1
+            if self.since == _NO_TIME:
+                self.runs = [0] * (_MAX_RECORD + 1)
+                return 0
+        else:
+            time = len(_DIGITS.findall(key)) >= 2
+            lines.append((_DIGITS.sub("0", key), key, at, True, time))
+            if time:
+                self.since = 0
+            elif self.since >= _NO_TIME:
+                return 0
+            else:
+                self.since += 1
+                if self.since == _NO_TIME:
+                    self.runs = [0] * (_MAX_RECORD + 1)
+                    return 0
+        n = len(lines)
+        last = lines[-1][0]
+        best = 0
+        runs = self.runs
+        for q in range(2, min(n - 1, _MAX_RECORD) + 1):
+            if last != lines[-1 - q][0]:
+                runs[q] = 0
+                continue
+            if runs[q] == 0:
+                self.starts[q] = lines[-1 - q][2]
+                self.seconds[q] = at
+            runs[q] += 1
+            if best or runs[q] < q:
+                continue
+            unit = range(n - q, n)
+            changed = any(lines[i][3] and lines[i][1] != lines[i - q][1] for i in unit)
+            worded = any(not lines[i][3] and word_count(lines[i][1][:_WORDS_IN]) > 0 for i in unit)
+            if changed and worded and any(lines[i][4] for i in unit):
+                best = q
+        return best
+
+    def unit(self, q: int) -> str:
+        """The raw text of the last copy of a ``q``-line record (its lines joined by newlines)."""
+        lines = self.lines
+        return "\n".join(lines[i][1] for i in range(len(lines) - q, len(lines))) + "\n"
 
 
 class LineDetector:
@@ -86,6 +188,7 @@ class LineDetector:
         self._run: tuple[str, int, int, str] = ("", 0, 0, "")
         self._fences = 0  # code-fence markers seen: an odd count is an open fence
         self._read = 0  # absolute offset up to which complete lines were counted
+        self._records = _Records()  # multi-line records whose copies differ by counters and times
 
     def reset(self) -> None:
         """Forget the stream."""
@@ -147,18 +250,50 @@ class LineDetector:
             copies=run[1],
         )
 
+    def _record(self, rec: _Records, key: str, at: int, nl: int) -> Fire | None:
+        """Count ``key`` (a stripped line from ``at`` to the newline at ``nl``) in ``rec``; the fire
+        when a record of 2 to ``_MAX_RECORD`` lines, whose copies differ only by their counter and
+        time lines, completes its ``unit_copies``-th copy (``max_copies`` in an open code fence)."""
+        if not key or "```" in key:
+            return None
+        q = rec.push(key, at)
+        if q == 0:
+            return None
+        cfg = self.config
+        copies = rec.runs[q] // q + 1
+        need = cfg.max_copies if self._fences % 2 == 1 else cfg.unit_copies
+        if copies < need or nl + 1 < cfg.min_chars:
+            return None
+        unit = rec.unit(q)
+        if content_length(unit) < cfg.copy_unit:
+            return None
+        start = rec.starts[q]
+        return Fire(
+            at=nl,
+            reason="stream.line_dominance",
+            unit=unit,
+            period=None,
+            loop_start=start,
+            cut_offset=rec.seconds[q],
+            copies=copies,
+        )
+
     def confirm(self, armed: Armed, s: str, s0: int) -> Fire | Armed:
         """Count the complete lines that arrived since the last block (``s``, absolute start
         ``s0``, up to the last chunk) without changing the window: the fire on the newline that
         completes a numbered line's copies, else re-armed for the next character."""
         i = max(0, self._read - s0)
         run, fences = self._run, self._fences
+        records = self._records.copy()
         while True:
             nl = s.find("\n", i)
             if nl < 0:
                 break
-            run, fire = self._numbered(s[i:nl].strip(), s0 + i, s0 + nl, run)
+            key = s[i:nl].strip()
+            run, fire = self._numbered(key, s0 + i, s0 + nl, run)
+            fire = fire or self._record(records, key, s0 + i, s0 + nl)
             if fire is not None:
+                self._fences = fences
                 return fire
             i = nl + 1
         self._fences = fences
@@ -194,6 +329,8 @@ class LineDetector:
                 continue
             key = line.strip()
             self._run, f = self._numbered(key, line_start, base + nl, self._run)
+            if key and f is None:
+                f = self._record(self._records, key, line_start, base + nl)
             self._read = base + nl + 1
             if f is not None:
                 fire = f
@@ -226,7 +363,8 @@ class LineDetector:
                     cut_offset=starts[1] if len(starts) > 1 else base + nl + 1,
                     copies=totals[top] if self.track_totals else count[top],
                 )
-        if fire is None and self._run[1] >= 1:  # a numbered run alive: its next copies may complete before the next block
+        # A numbered run or a record alive: its next copies may complete before the next block.
+        if fire is None and (self._run[1] >= 1 or self._records.alive):
             b.arm(Armed(at=b.end, source=self, key=("lines",), data=()))
         if start < limit:
             if not self._pend:

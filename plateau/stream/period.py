@@ -23,7 +23,9 @@ whitespace as one character: indentation is not content): a unit of ``copy_unit`
 (16) characters or more with a word fires by its fourth copy, counting from the first (issue
 23's reading rule; a line inside an open code fence -- quoted output -- needs 12); a shorter
 unit with a word (a syllable, a word, a one-word line) once it covers
-``span_floor`` (96) characters; a run of one token with nothing between its copies (a digit,
+``span_floor`` (96) characters -- counted from the first copy of an earlier run it goes on
+from when its unit drifts (a unit held in the new one, or holding it: ``_name_name/test_name``);
+a run of one token with nothing between its copies (a digit,
 a letter, ``!``, an emoji), or with a separator of spaces and at most one comma or semicolon
 on one line (``0, 0, 0``, ``b b b``), once it covers ``digit_run_floor`` (96) characters, as
 ``stream.run`` when the token is one character and nothing separates its copies; layout without a word (dividers, table rules
@@ -204,7 +206,8 @@ class PeriodDetector:
         # The least span any unit of period p needs (span_required): span_floor-sized for a unit
         # shorter than copy_unit, min_copies copies otherwise; a run that cannot reach it before
         # the next block is analysed is left to that block.
-        least = min(cfg.span_floor, cfg.digit_run_floor) if p < cfg.copy_unit else cfg.min_copies * p
+        # (halved for short units: wide characters count two columns).
+        least = min(cfg.span_floor, cfg.digit_run_floor) // 2 if p < cfg.copy_unit else cfg.min_copies * p
         if run + p + cfg.block < least:
             return None
         unit = s[x - p + 1 : x + 1]
@@ -219,8 +222,10 @@ class PeriodDetector:
             if prev is not None and begin + p < b.s0 + b.lo:  # the run holds the previous block's last character
                 begin = min(begin, prev)
             carry[p] = begin
+        if p < cfg.copy_unit:
+            begin = self._drifted(s, begin - b.s0, unit) + b.s0
         words = count_words(unit)
-        token = words == 0 and is_token_run(unit)
+        token = words == 0 and (is_token_run(unit) or self._glued(s, begin - b.s0 - 1, unit))
         quoted = self._fences % 2 == 1 and unit.count("\n") == 1 and "```" not in unit
         need = cfg.span_required(p, words, token=token, content=content_length(unit), quoted_line=quoted)
         reason = "stream.run" if p == 1 and (token or unit.isalnum()) else "stream.period"
@@ -229,6 +234,44 @@ class PeriodDetector:
             b.arm(Armed(at=reach, source=self, key=("period", p, begin), data=(p, begin, b.s0 + x + 1, reason)))
             return None
         return self._fire(s, b.s0, x, p, run, begin, reach, reason)
+
+    def _drifted(self, s: str, i: int, unit: str) -> int:
+        """Where a run of a short ``unit`` starting at index ``i`` of ``s`` really begins, when it
+        goes on, without a break, from a run of another short unit that it holds or that holds
+        it (``_name_name_name/test_name/test_name/test/test``: the unit drifts, the repetition
+        goes on); ``i`` itself otherwise. Each earlier run needs ``min_copies`` copies; two
+        steps back at most. Units that share nothing (``0000ffff``) are two runs.
+        """
+        cfg = self.config
+        for _ in range(2):
+            x = i - 1
+            best, earlier = i, unit
+            for q in range(1, cfg.copy_unit):
+                if x - q < 0 or s[x] != s[x - q]:
+                    continue
+                run = match_back(s, x, q, 0, x + 1)
+                if run + q < cfg.min_copies * q:
+                    continue
+                prior = s[x - q + 1 : x + 1]
+                if prior == unit or not (prior in unit + unit or unit in prior + prior):
+                    continue
+                if x - run - q + 1 < best:
+                    best, earlier = x - run - q + 1, prior
+            if best == i:
+                break
+            i, unit = best, earlier
+        return i
+
+    @staticmethod
+    def _glued(s: str, i: int, unit: str) -> bool:
+        """Whether a run of one layout character (not whitespace) starts right after a letter or digit (``s[i]``).
+
+        Layout draws: a rule, a divider, a border or a heading mark stands on its own line or
+        after a space or another mark (``## Title``, ``| --- |``, ``=====``). The same
+        character glued to the end of a word (``One#####``) draws nothing: it is a run of one
+        token, judged as ``0000`` or ``!!!!`` are.
+        """
+        return 0 <= i < len(s) and len(unit) == 1 and not unit.isspace() and s[i].isalnum()
 
     def probe(self, s: str, s0: int) -> tuple[Fire | None, list[Armed]]:
         """Look half-way through a block for a unit of ``copy_unit`` to ``probe_period`` characters.

@@ -19,9 +19,18 @@ candidate is left to the other detectors. A passage quoted again while the comme
 
 Work per block: nothing unless the block ends a line; then one ``split`` and a dict lookup per
 line. Memory: at most 4096 keys of three lines of at most 256 characters.
+
+On the reasoning channel a re-check may also be a *templated line*: lines of 24 characters or
+more whose word sets are alike (Jaccard at least ``drift_similarity``) count as one line, so a
+loop whose re-checks alternate between two states that open alike ("Actually, I realize I
+should ..." / "Actually, I think I should ...") counts every re-check; ``recheck_quotes`` of
+them that say at most half as many variants again (not an enumeration) make a candidate, which
+fires only with the same corroboration.
 """
 
 from __future__ import annotations
+
+import re
 
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
@@ -32,6 +41,10 @@ __all__ = ["RecheckDetector"]
 _MAX_LINE = 256  # characters of a line kept as part of a key
 _MIN_PASSAGE = 24  # characters (stripped) three lines must hold to be a passage
 _MAX_KEYS = 4096
+_MAX_ALIKE = 64  # templated lines remembered (the most recent)
+_MIN_WORDS = 5  # distinct words a templated line must hold
+_WORDS = re.compile(r"\w+")
+_DIGITS = re.compile(r"\d+")
 
 
 class RecheckDetector:
@@ -51,8 +64,10 @@ class RecheckDetector:
         Absolute offset of that passage's third occurrence (the second re-check); -1 before.
     """
 
-    def __init__(self, config: StreamGuardConfig) -> None:
+    def __init__(self, config: StreamGuardConfig, *, templated: bool = False) -> None:
         self.config = config
+        #: Whether templated lines count too (the reasoning channel: :meth:`_templated`).
+        self.templated = templated
         self._reset()
 
     def _reset(self) -> None:
@@ -62,6 +77,8 @@ class RecheckDetector:
         self._keys: dict[tuple[str, ...], list[int]] = {}
         self.candidate: Fire | None = None
         self.third = -1
+        #: templated lines: (word set, the first line, its last ``recheck_quotes`` (offset, line)), oldest first
+        self._alike: list[tuple[frozenset[str], str, list[tuple[int, str]]]] = []
 
     def reset(self) -> None:
         """Forget the stream."""
@@ -96,6 +113,8 @@ class RecheckDetector:
             key = line.strip()
             if not key:
                 continue
+            if self.templated and len(key) >= _MIN_PASSAGE:
+                self._templated(key, at, base + len(piece) - 1)
             prev = self._lines
             prev.append((key, at))
             if len(prev) < 3:
@@ -128,3 +147,45 @@ class RecheckDetector:
         self._pend = rest[:_MAX_LINE]
         self._pend_start = start
         return None
+
+    def _templated(self, key: str, at: int, end: int) -> None:
+        """Count a line of ``_MIN_PASSAGE`` characters or more among the lines alike it.
+
+        Lines whose word sets (lower case, digit runs read as ``0``) have a Jaccard similarity of
+        at least ``drift_similarity`` with an earlier line's are the same templated line: the
+        opening of a re-check said again with a word changed ("Actually, I realize I should
+        ..." / "Actually, I think I should ..."), so a loop whose re-checks alternate between
+        two states counts every re-check. ``recheck_quotes`` of them make a candidate, as a
+        passage quoted that often does, when they say at most half as many variants again (a
+        loop says the same few; an enumeration -- "row 3 matches", "row 4 matches" -- a new
+        one each time, and never counts); lines of fewer than ``_MIN_WORDS`` words are not
+        judged. The reasoning channel only: on the content channel log lines and requested
+        lines are alike too.
+        """
+        words = frozenset(_WORDS.findall(_DIGITS.sub("0", key.lower())))
+        if len(words) < _MIN_WORDS:
+            return
+        sim = self.config.drift_similarity
+        alike = self._alike
+        for entry in reversed(alike):
+            ws, line, occ = entry
+            if len(ws & words) >= sim * len(ws | words):
+                occ.append((at, key))
+                quotes = self.config.recheck_quotes
+                if len(occ) > quotes:
+                    del occ[0]
+                if len(occ) >= quotes and 2 * len({text for _, text in occ}) <= quotes:
+                    self.third = occ[-quotes + 2][0]
+                    self.candidate = Fire(
+                        at=end,
+                        reason="stream.recheck",
+                        unit=line,
+                        period=None,
+                        loop_start=occ[-quotes][0],
+                        cut_offset=occ[-quotes + 1][0],
+                        copies=len(occ),
+                    )
+                return
+        alike.append((words, key, [(at, key)]))
+        if len(alike) > _MAX_ALIKE:
+            del alike[0]

@@ -8,6 +8,7 @@ except where noted (:func:`primitive_period` on a unit, at fire time only).
 from __future__ import annotations
 
 import re
+from unicodedata import east_asian_width
 
 __all__ = [
     "WORD",
@@ -18,6 +19,7 @@ __all__ = [
     "is_word",
     "match_back",
     "primitive_period",
+    "wide_count",
     "word_count",
 ]
 
@@ -98,19 +100,32 @@ def count_words(unit: str) -> int:
     return word_count(unit[j:] + unit[:j])
 
 
+def wide_count(text: str) -> int:
+    """Characters of ``text`` that take two columns: East Asian Wide or Fullwidth (Unicode UAX #11).
+
+    Han, kana, hangul, fullwidth forms and most emoji. 0 for ASCII text (no per-character loop).
+    """
+    if text.isascii():
+        return 0
+    return sum(1 for ch in text if ch > "\u10ff" and east_asian_width(ch) in "WF")
+
+
 def content_length(unit: str) -> int:
-    """Length of a periodic ``unit`` with every run of whitespace counted as one character.
+    """Columns of a periodic ``unit`` with every run of whitespace counted as one character.
 
     Indentation and padding spaces are not content: ``"            None,\\n"`` is 6, ``"the "``
-    4. The unit is read as a cycle (a run of whitespace that wraps from its end to its start is
-    one run), so every rotation of a unit has the same content length.
+    4. A wide character (:func:`wide_count`: Han, kana, hangul, fullwidth forms, emoji) counts
+    two: the reader's bounds of the firing rule are stated in characters of a line of text
+    (half a line to a line), and a wide character fills two of its columns -- ``"是的,"`` is 5,
+    ``"加"`` 2. The unit is read as a cycle (a run of whitespace that wraps from its end to its
+    start is one run), so every rotation of a unit has the same content length.
     """
     m = re.search(r"\S", unit)
     if m is None:
         return 1 if unit else 0
     j = m.start()
     r = unit[j:] + unit[:j]
-    n = len(" ".join(r.split()))
+    n = len(" ".join(r.split())) + wide_count(unit)
     return n + 1 if r[-1].isspace() else n
 
 

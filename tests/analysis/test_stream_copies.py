@@ -177,10 +177,18 @@ def test_indentation_is_not_content() -> None:
 
 
 def test_runs_of_one_token_fire_at_96_characters() -> None:
-    """'0000', '!!!!', one emoji repeated (nobody asked for them) fire once the run covers 96 characters."""
-    for seed, token in enumerate(["0", "!", "\U0001f642", "\u2764\ufe0f"]):
+    """'0000', '!!!!', one emoji repeated (nobody asked for them) fire once the run covers 96 columns.
+
+    A wide emoji (East Asian Width W, two columns) fires at 48 characters, or on the block end
+    that first sees its run (its anchor, ``kgram`` characters, recurring one character back)
+    when that comes later; the heart with its variation selector is two narrow characters and
+    fires at 96.
+    """
+    start = len(ANSWER)
+    seen = ((start + CFG.kgram) // B + 1) * B - 1  # the end of the first block holding kgram + 1 characters of run
+    for seed, (token, span) in enumerate([("0", 96), ("!", 96), ("\U0001f642", 48), ("\u2764\ufe0f", 96)]):
         text = ANSWER + token * (400 // len(token))
-        res = assert_fires_at(seeded(text, 30 + seed), len(ANSWER) + CFG.digit_run_floor - 1)
+        res = assert_fires_at(seeded(text, 30 + seed), max(start + span - 1, seen))
         assert res.unit == token and res.loop_start == len(ANSWER)
         assert res.reason == ("stream.run" if len(token) == 1 else "stream.period")
 
@@ -241,6 +249,36 @@ def test_numbered_lines_that_report_stay_quiet() -> None:
     fenced = "```\n" + "".join(f"12:00:{i:02d} Waiting for the database to accept connections\n" for i in range(10)) + "```\n"
     for text in (lint, ids, epochs, three, fenced):
         assert first_fire(feed(seeded(ANSWER + text, 180))) is None, text[:40]
+
+
+def _srt(texts: list[str]) -> str:
+    """Subtitle blocks: an index line, a time range line, the text and a blank line."""
+    return "".join(f"{i + 1}\n00:01:{3 * i:02d},250 --> 00:01:{3 * i + 2:02d},900\n{t}\n\n" for i, t in enumerate(texts))
+
+
+def test_a_multi_line_record_under_a_counter_and_times_fires_on_its_fourth_copy() -> None:
+    """Subtitle blocks whose copies differ only by their index and time range (a 3-line record,
+    its copies equal once the numeric lines are folded): fire on the chunk that brings the
+    newline ending the 4th copy's text line, not on the chunk before it."""
+    body = _srt(["we should go back to the river"] * 9)
+    text = ANSWER + body
+    ends = [len(ANSWER) + m for m in range(len(body)) if body.startswith("river\n", m)]
+    for seed in range(3):
+        res = assert_fires_at(seeded(text, 190 + seed), ends[3] + len("river"))
+        assert res.reason == "stream.line_dominance" and res.loop_start == len(ANSWER)
+        assert res.unit.endswith("we should go back to the river\n") and res.unit.startswith("4\n")
+
+
+def test_multi_line_records_that_change_stay_quiet() -> None:
+    """Subtitles whose text changes, three copies of one, numbered records without a time, and
+    a record of times only (no worded line): quiet."""
+    lines = ["we should go back", "the river is high today", "not before the rain stops", "then we wait here"]
+    varied = _srt(lines * 3)
+    three = _srt(["we should go back to the river"] * 3 + ["and then home"])
+    no_time = "".join(f"{i}\nthe build step finished without errors\n" for i in range(1, 10))
+    times = "".join(f"{i}\n00:00:{i:02d} --> 00:00:{i + 1:02d}\n" for i in range(1, 12))
+    for text in (varied, three, no_time, times):
+        assert first_fire(feed(seeded(ANSWER + text, 200))) is None, text[:40]
 
 
 # ----------------------------------------------------------------------------- template cycles
@@ -433,6 +471,59 @@ def test_recheck_with_commentary_that_moves_on_stays_quiet(real_cached: object) 
     assert first_fire(results) is None
 
 
+def _two_states(cycles: int) -> tuple[str, list[int]]:
+    """A reasoning loop alternating between two re-checks that open alike (one word changed).
+
+    Returns the text and the offset where each re-check (state) begins."""
+    a = (
+        "Hmm, I believe we should just run the migration now.\n"
+        "The ticket says ship it, so the team wants the change out today.\n"
+        "Let me write down the plan and then run it.\n"
+    )
+    b = "Hmm, I suppose we should just run the migration now.\nLet me write the plan down first.\n"
+    text, starts = "", []
+    for _ in range(cycles):
+        for state in (a, b):
+            starts.append(len(text))
+            text += state
+    return text, starts
+
+
+def test_a_two_state_recheck_loop_fires_by_its_fifth_recheck(real_cached: object) -> None:
+    """Re-checks alternating between two states, each opening with the same templated line: every
+    state is a re-check, so the loop is a candidate at the 4th opening line and fires, with the
+    semantic layer's corroboration, between the start of the 3rd re-check and the end of the
+    5th -- on the same character whatever the chunking; never before the 4th opening line ends,
+    and never without the semantic layer."""
+    text, starts = _two_states(5)
+    fired = set()
+    for seed in range(3):
+        chunks = seeded(text, 210 + seed)
+        results = feed(chunks, "reasoning", embedder=real_cached, semantic_background=False)
+        at = first_fire(results)
+        assert at is not None and results[at].reason == "stream.recheck", (seed, at and results[at])
+        begin = results[at].chars - len(chunks[at])
+        end = (begin // B + 1) * B  # the block end this chunk brings: the fire is judged there
+        assert end <= results[at].chars
+        fired.add(end)
+        assert text.index("\n", starts[3]) < results[at].chars <= starts[5], (seed, results[at].chars, starts)
+        assert all(r.reason != "stream.recheck" for r in feed(chunks, "reasoning"))
+    assert len(fired) == 1  # the same block whatever the chunking
+
+
+def test_an_item_by_item_check_with_templated_lines_stays_quiet(real_cached: object) -> None:
+    """Reasoning that checks one row after another in the same words -- a new row each time --
+    enumerates: its templated lines never make a re-check."""
+    rows = [(3, 14), (4, 9), (5, 22), (6, 17), (7, 30), (8, 11), (9, 25), (10, 8)]
+    text = (
+        "I will verify every row of the table before answering.\n"
+        + "".join(f"Now let me check row {r} of the table: its total is {t} and it matches the sum.\n" for r, t in rows)
+        + "Every row matches, so the table is consistent.\n"
+    )
+    results = feed(seeded(text, 220), "reasoning", embedder=real_cached, semantic_background=False)
+    assert first_fire(results) is None
+
+
 # ----------------------------------------------------------------------------- legitimate repetition
 
 
@@ -533,8 +624,10 @@ def test_a_drift_fire_cuts_after_the_loops_first_copy() -> None:
     at its first copy, even when the copies compared start later."""
     from plateau.stream import StreamGuard
 
-    loop = ("But wait, I should check the bounds again. start is naive local midnight and end is start plus one day, "
-            "so on the fall-back night the filter covers 24 of the 25 local hours. ")
+    loop = (
+        "But wait, I should check the bounds again. start is naive local midnight and end is start plus one day, "
+        "so on the fall-back night the filter covers 24 of the 25 local hours. "
+    )
     text = "The bounds are built like this. " + loop * 8
     guard = StreamGuard()
     for i in range(0, len(text), 7):

@@ -59,6 +59,107 @@ def test_digit_run_fires_at_its_floor() -> None:
     assert res.fired_at_chunk == chunk_of(chunks, len(ANSWER) + CFG.digit_run_floor - 1)
 
 
+PROSE_ZH = "今天我们讨论一下这个问题的解决方案，首先需要"  # 22 characters, none repeated in a row
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_a_run_of_one_wide_character_fires_at_half_the_characters(seed: int) -> None:
+    """A run of one Han character fires once it fills ``digit_run_floor`` columns (48 characters).
+
+    A wide character fills two columns of a line; 47 copies never fire.
+    """
+    start = len(PROSE_ZH)
+    chunks = seeded(PROSE_ZH + "哈" * 90, seed)
+    res = first_fire(chunks)
+    assert res.fired and (res.reason, res.unit, res.loop_start) == ("stream.run", "哈", start)
+    assert res.fired_at_chunk == chunk_of(chunks, start + CFG.digit_run_floor // 2 - 1)
+    assert not first_fire(seeded(PROSE_ZH + "哈" * (CFG.digit_run_floor // 2 - 1), seed)).fired
+
+
+def test_a_short_wide_unit_fires_once_it_fills_span_floor_columns() -> None:
+    """A chant of a two-character word and a fullwidth comma (6 columns) fires at 48 characters."""
+    start = len(PROSE_ZH)
+    chunks = seeded(PROSE_ZH + "是的，" * 40, 4)
+    res = first_fire(chunks)
+    assert res.fired and res.reason == "stream.period" and res.period == 3
+    assert res.fired_at_chunk == chunk_of(chunks, start + CFG.span_floor // 2 - 1)
+    assert not first_fire(seeded(PROSE_ZH + "是的，" * 15, 4)).fired  # 45 characters, 90 columns
+
+
+def _columns(text: str) -> int:
+    """Columns of ``text``: whitespace runs one, a wide character two."""
+    import unicodedata
+
+    flat = " ".join(text.split()) + (" " if text[-1:].isspace() else "")
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in flat)
+
+
+@pytest.mark.parametrize("seed", [6, 7])
+def test_a_cjk_chant_padded_with_fullwidth_commas_fires_at_96_columns(seed: int) -> None:
+    """A four-character word said again and again, its copies separated by spaces or fullwidth
+    commas at random (no exact period): CJK punctuation separates words as spaces do, so the
+    copies fold alike; it fires on the chunk that brings the character at which the run fills
+    ``span_floor`` columns, not on the one before."""
+    rng = random.Random(seed)
+    head = PROSE_ZH + "。"
+    chant = "".join("法院审理" + rng.choice(["，", " ", "， ", "  "]) for _ in range(30))
+    text = head + chant
+    end = next(j for j in range(len(head), len(text)) if _columns(text[len(head) : j + 1]) >= CFG.span_floor)
+    chunks = seeded(text, seed)
+    res = first_fire(chunks)
+    assert res.fired and res.reason == "stream.period" and res.loop_start == len(head)
+    assert res.fired_at_chunk == chunk_of(chunks, end), (res, chunk_of(chunks, end))
+
+
+@pytest.mark.parametrize("seed", [8, 9])
+def test_one_letter_chanted_between_hyphens_and_spaces_fires_at_96_columns(seed: int) -> None:
+    """``o- o-o-o o o``: one letter, its copies separated by hyphens and spaces at random (no
+    exact period), folds to copies of the letter; it fires on the chunk that brings the
+    character at which the chant fills ``span_floor`` columns (whitespace runs count one), not
+    on the one before. The same letter in a grid, one line per row, is layout and stays quiet."""
+    rng = random.Random(seed)
+    chant = "".join("o" + rng.choice(["-", " ", "- ", "  ", "-"]) for _ in range(60))
+    text = ANSWER + chant
+    end = next(j for j in range(len(ANSWER), len(text)) if _columns(text[len(ANSWER) : j + 1]) >= CFG.span_floor)
+    chunks = seeded(text, seed)
+    res = first_fire(chunks)
+    assert res.fired and res.reason == "stream.period" and res.loop_start == len(ANSWER)
+    assert res.fired_at_chunk == chunk_of(chunks, end), (res, chunk_of(chunks, end))
+    grid = ANSWER + "".join("o - o - o - o\n" for _ in range(12))
+    assert not first_fire(seeded(grid, seed)).fired
+
+
+def test_a_run_whose_short_unit_drifts_counts_from_its_first_copy() -> None:
+    """``_row_row…/col_row/col_row…``: a run of one short unit going on, without a break, as a
+    run of a unit that holds it is one repetition; it fires once the span from the first
+    ``_row`` covers ``span_floor`` characters (on the chunk that brings that character; the
+    block ending at character 192 sees the second run and arms the fire), not 96 characters
+    after the second run began. Runs of units that share nothing (``0000ffff``) stay apart."""
+    head = ANSWER[:128]
+    text = head + "_row" * 6 + "/col_row" * 14 + " and that is the list.\n"
+    for seed in range(3):
+        chunks = seeded(text, 70 + seed)
+        res = first_fire(chunks)
+        assert res.fired and res.reason == "stream.period" and res.loop_start == len(head)
+        assert res.fired_at_chunk == chunk_of(chunks, len(head) + CFG.span_floor - 1), res
+    short = head + "_row" * 6 + "/col_row" * 8 + " and that is the list.\n"  # 88 characters of run
+    assert not first_fire(seeded(short, 73)).fired
+    hexes = head + "0x" + "0" * 60 + "f" * 60 + " is the mask.\n"
+    assert not first_fire(seeded(hexes, 74)).fired
+
+
+def test_a_layout_character_glued_to_a_word_is_a_token_run() -> None:
+    """``#`` run on from the end of a word fires at ``digit_run_floor``; on its own line it is layout."""
+    head = ANSWER + "The first one"
+    chunks = seeded(head + "#" * 150, 5)
+    res = first_fire(chunks)
+    assert res.fired and (res.reason, res.unit, res.period) == ("stream.run", "#", 1)
+    assert res.fired_at_chunk == chunk_of(chunks, len(head) + CFG.digit_run_floor - 1)
+    assert not first_fire(seeded(head + "#" * (CFG.digit_run_floor - 1), 5)).fired
+    for layout in (ANSWER + "#" * 150 + "\nDone.\n", ANSWER + "## " + "#" * 150 + "\n", ANSWER + "Title\n" + "=" * 150 + "\n"):
+        assert not first_fire(seeded(layout, 5)).fired
+
+
 def test_quadrupled_tokens_fire_after_four_stuttering_blocks() -> None:
     """Every token quadrupled ('TheTheTheThe') fires when the fourth block in a row stutters."""
     head = pad(ANSWER)
@@ -111,6 +212,25 @@ def test_a_role_reopened_with_a_counter_fires_on_the_third_marker() -> None:
         assert res.fired_at_chunk == chunk_of(chunks, third), (res, chunk_of(chunks, third))
     two = "".join(f"{line}<|im_end|>\n<|im_start|>assistant{57 + n}\n" for n in range(2)) + line + " Fine."
     assert not first_fire(seeded(two, 45)).fired
+
+
+def test_one_role_reopened_is_counted_per_cycle_of_its_turns() -> None:
+    """One role closed and reopened, its turns a reply and a follow-up in turn (a cycle of two
+    turns, the reply one word longer each time): never during the first or second cycle; fires
+    on the chunk that completes the marker after the third cycle's last turn (the sixth)."""
+    end = "<|im_end|>\n<|im_start|>assistant\n"
+    turns = []
+    for n in range(6):
+        turns += ["Sure, the parser reads the header " + "very " * n + "carefully first.", "Is there anything else to check?"]
+    text = end.join(turns) + end
+    marks = [i for i in range(len(text)) if text.startswith("<|im_start|>assistant", i)]
+    sixth = marks[5] + len("<|im_start|>assistant")  # the character after the role name completes it
+    for seed in range(3):
+        chunks = seeded(text, 60 + seed)
+        res = first_fire(chunks)
+        assert res.fired and res.reason == "stream.self_dialogue"
+        assert res.fired_at_chunk == chunk_of(chunks, sixth), (res, chunk_of(chunks, sixth))
+    assert not first_fire(seeded(text[: marks[5]], 60)).fired
 
 
 def test_chant_with_drifting_spaces_fires_as_token_copies() -> None:
@@ -203,6 +323,23 @@ def test_a_request_for_one_unit_does_not_excuse_another() -> None:
     ask = "Print OK 50 times, one per line, nothing else."
     chunks = seeded("NO\n" * 200, 13)
     assert first_fire(chunks, context=ask).fired_at_chunk == first_fire(chunks).fired_at_chunk
+
+
+def test_a_request_does_not_excuse_the_whole_answer_restarted() -> None:
+    """Asking for 'yes' then 'no' twice excuses those lines, not the answer restarted around them.
+
+    The restarted answer (a preamble, the requested lines, a leaked role header) holds words the
+    request did not name: it fires on the same chunk as without the request -- the fourth copy
+    of its 37-character unit completes at character 4 * 37 - 1 -- and never before it.
+    """
+    ask = "Please print `yes` then `no` twice."
+    unit = "Sure, the lines:\nyes\nno\nnoassistant\n\n"
+    assert len(unit) == 37
+    chunks = seeded(unit * 8, 23)
+    res = first_fire(chunks, context=ask)
+    assert res.fired and res.reason == "stream.period"
+    assert res.fired_at_chunk == first_fire(chunks).fired_at_chunk == chunk_of(chunks, 4 * 37 - 1)
+    assert not first_fire(seeded("yes\nno\nno\n" * 2, 23), context=ask).fired
 
 
 def test_channel_guards_take_the_context_from_the_first_chunk_that_carries_it() -> None:

@@ -602,7 +602,7 @@ class Engine:
             _declare(record.analysis, policy)
         view = harness_view(step)
         text_vec, obs_vec = self._embed(view)
-        verdict = self._judge(record, view, text_vec, obs_vec)
+        verdict = self._judge(record, view, text_vec, obs_vec, predicted=predicted)
         if predicted:
             message = _count_calls_that_ran(verdict.message)
             verdict = dataclasses.replace(verdict, message=message, signals={**verdict.signals, "check.predicted_result": 1.0})
@@ -709,22 +709,33 @@ class Engine:
             listener(key[0], verdict)
         return verdict
 
-    def _judge(self, record: RunRecord, step: Step, text_vec: np.ndarray | None, obs_vec: np.ndarray | None) -> Verdict:
+    def _judge(
+        self, record: RunRecord, step: Step, text_vec: np.ndarray | None, obs_vec: np.ndarray | None, *, predicted: bool = False
+    ) -> Verdict:
         """The verdict of ``step``, the one place per-tool policy (:mod:`plateau.policy`) applies:
         a tool never judged gets :func:`~plateau.policy.unjudged_verdict` and teaches the run
-        nothing; a tool with its own bounds is judged with them (:func:`~plateau.policy.config_for`)."""
+        nothing; a tool with its own bounds is judged with them (:func:`~plateau.policy.config_for`).
+        ``predicted``: a pre-call check's step (:attr:`plateau.analysis.facts.StepFacts.predicted`)."""
         from plateau.policy import config_for, unjudged_verdict
 
         config = config_for(self.config, step.tool, getattr(record.analysis, "tool_policy", None))
         if config is None:
             return unjudged_verdict(record.run_id, step.index, record.analysis.breaker.state)
-        return self._apply(record, step, text_vec, obs_vec, config)
+        return self._apply(record, step, text_vec, obs_vec, config, predicted=predicted)
 
     def _apply(
-        self, record: RunRecord, step: Step, text_vec: np.ndarray | None, obs_vec: np.ndarray | None, config: Config | None = None
+        self,
+        record: RunRecord,
+        step: Step,
+        text_vec: np.ndarray | None,
+        obs_vec: np.ndarray | None,
+        config: Config | None = None,
+        *,
+        predicted: bool = False,
     ) -> Verdict:
+        config = config or self.config
         return record.analysis.judge(
-            record.run_id, step, text_vec, obs_vec, intent=self.intent, context=record.context, config=config or self.config
+            record.run_id, step, text_vec, obs_vec, intent=self.intent, context=record.context, config=config, predicted=predicted
         )
 
     def _info(self, record: RunRecord) -> RunInfo:

@@ -40,7 +40,6 @@ import copy
 import dataclasses
 import json
 import pickle
-import re
 import threading
 import time
 import unicodedata
@@ -141,27 +140,6 @@ _BAD_ID_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp", "Zs"})
 
 #: Distinct calls whose latest outcome a run remembers for :meth:`Engine.check`.
 CALL_OUTCOMES_KEPT = 64
-
-#: The counts in the repeat detectors' messages (plateau.analysis.detectors.calls): "returned the
-#: same result N times", "failed N times with the same error".
-_REPEAT_COUNT = re.compile(r"(returned the same result |failed )(\d+) times\b")
-
-
-def _count_calls_that_ran(message: str | None) -> str | None:
-    """``message`` of a pre-call check with its repeat counts lowered by one.
-
-    A check judges the call as if it were made (with the result it got last time), so the
-    detectors count it among the repeats; the message to the model must count the calls that
-    ran: three failed calls then a check say "failed 3 times", not 4 (issue 24).
-    """
-    if not message:
-        return message
-
-    def ran(match: re.Match[str]) -> str:
-        n = int(match.group(2)) - 1
-        return match.group(1) + ("once" if n == 1 else f"{n} times")
-
-    return _REPEAT_COUNT.sub(ran, message)
 
 
 def _call_key(step: Step) -> str | None:
@@ -602,10 +580,10 @@ class Engine:
             _declare(record.analysis, policy)
         view = harness_view(step)
         text_vec, obs_vec = self._embed(view)
+        # the step's facts say it is predicted: the messages count the calls that ran
         verdict = self._judge(record, view, text_vec, obs_vec, predicted=predicted)
         if predicted:
-            message = _count_calls_that_ran(verdict.message)
-            verdict = dataclasses.replace(verdict, message=message, signals={**verdict.signals, "check.predicted_result": 1.0})
+            verdict = dataclasses.replace(verdict, signals={**verdict.signals, "check.predicted_result": 1.0})
         return verdict
 
     def _validate_policy(self, tool_policy: Mapping[str, ToolPolicy] | None) -> dict[str, ToolPolicy] | None:

@@ -41,7 +41,6 @@ import copy
 import dataclasses
 import json
 import pickle
-import re
 import threading
 import time
 import unicodedata
@@ -140,27 +139,6 @@ _BAD_ID_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp", "Zs"})
 
 #: Distinct calls whose latest outcome a run remembers for :meth:`Engine.check`.
 CALL_OUTCOMES_KEPT = 64
-
-#: The counts in the repeat detectors' messages (plateau.analysis.detectors.calls): "returned the
-#: same result N times", "failed N times with the same error".
-_REPEAT_COUNT = re.compile(r"(returned the same result |failed )(\d+) times\b")
-
-
-def _count_calls_that_ran(message: str | None) -> str | None:
-    """``message`` of a pre-call check with its repeat counts lowered by one.
-
-    A check judges the call as if it were made (with the result it got last time), so the
-    detectors count it among the repeats; the message to the model must count the calls that
-    ran: three failed calls then a check say "failed 3 times", not 4 (issue 24).
-    """
-    if not message:
-        return message
-
-    def ran(match: re.Match[str]) -> str:
-        n = int(match.group(2)) - 1
-        return match.group(1) + ("once" if n == 1 else f"{n} times")
-
-    return _REPEAT_COUNT.sub(ran, message)
 
 
 def _call_key(step: Step) -> str | None:
@@ -512,10 +490,10 @@ class Engine:
             _declare(record.analysis, policy)
         view = harness_view(step)
         text_vec, obs_vec = self._embed(view)
-        verdict = self._judge(record, view, text_vec, obs_vec)
+        # the step's facts say it is predicted: the messages count the calls that ran
+        verdict = self._judge(record, view, text_vec, obs_vec, predicted=predicted)
         if predicted:
-            message = _count_calls_that_ran(verdict.message)
-            verdict = dataclasses.replace(verdict, message=message, signals={**verdict.signals, "check.predicted_result": 1.0})
+            verdict = dataclasses.replace(verdict, signals={**verdict.signals, "check.predicted_result": 1.0})
         return verdict
 
     def _validate_policy(self, tool_policy: Mapping[str, ToolPolicy] | None) -> dict[str, ToolPolicy] | None:
@@ -619,22 +597,33 @@ class Engine:
             listener(key[0], verdict)
         return verdict
 
-    def _judge(self, record: RunRecord, step: Step, text_vec: np.ndarray | None, obs_vec: np.ndarray | None) -> Verdict:
+    def _judge(
+        self, record: RunRecord, step: Step, text_vec: np.ndarray | None, obs_vec: np.ndarray | None, *, predicted: bool = False
+    ) -> Verdict:
         """The verdict of ``step``, the one place per-tool policy (:mod:`plateau.policy`) applies:
         a tool never judged gets :func:`~plateau.policy.unjudged_verdict` and teaches the run
-        nothing; a tool with its own bounds is judged with them (:func:`~plateau.policy.config_for`)."""
+        nothing; a tool with its own bounds is judged with them (:func:`~plateau.policy.config_for`).
+        ``predicted``: a pre-call check's step (:attr:`plateau.analysis.facts.StepFacts.predicted`)."""
         from plateau.policy import config_for, unjudged_verdict
 
         config = config_for(self.config, step.tool, getattr(record.analysis, "tool_policy", None))
         if config is None:
             return unjudged_verdict(record.run_id, step.index, record.analysis.breaker.state)
-        return self._apply(record, step, text_vec, obs_vec, config)
+        return self._apply(record, step, text_vec, obs_vec, config, predicted=predicted)
 
     def _apply(
-        self, record: RunRecord, step: Step, text_vec: np.ndarray | None, obs_vec: np.ndarray | None, config: Config | None = None
+        self,
+        record: RunRecord,
+        step: Step,
+        text_vec: np.ndarray | None,
+        obs_vec: np.ndarray | None,
+        config: Config | None = None,
+        *,
+        predicted: bool = False,
     ) -> Verdict:
+        config = config or self.config
         return record.analysis.judge(
-            record.run_id, step, text_vec, obs_vec, intent=self.intent, context=record.context, config=config or self.config
+            record.run_id, step, text_vec, obs_vec, intent=self.intent, context=record.context, config=config, predicted=predicted
         )
 
     def _info(self, record: RunRecord) -> RunInfo:

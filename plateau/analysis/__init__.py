@@ -107,11 +107,16 @@ class RunAnalysis:
         intent: IntentReader,
         context: str | None,
         config: Config,
+        predicted: bool = False,
     ) -> Verdict:
-        """The verdict of one step: facts, findings, fusion, the breaker. Moves the state on."""
+        """The verdict of one step: facts, findings, fusion, the breaker. Moves the state on.
+
+        ``predicted``: the step is a pre-call check's prediction, its call not run
+        (:attr:`~plateau.analysis.facts.StepFacts.predicted`: the messages count the calls that ran).
+        """
         from plateau.fuse import fuse
 
-        facts = compute_facts(self, step, text_vec, obs_vec, intent, context)
+        facts = compute_facts(self, step, text_vec, obs_vec, intent, context, predicted=predicted)
         findings = self.detect(facts, config)
         evidence = fuse(findings, facts, config)
         decision = self.breaker.decide(step.index, evidence, calibrating=facts.semantic.calibrating)

@@ -19,6 +19,13 @@ Each detector declares, as class attributes:
   ``scripts/calibrate.py`` replays a corpus of such real runs and reports, per detector, what
   it spent and the margin it kept.
 
+A step may be *predicted* (:attr:`~plateau.analysis.facts.StepFacts.predicted`): a pre-call
+check judges a call that has not run, with the result it got last time. Findings are the same
+as for the step observed (the verdict is what observing it would answer); only the words
+differ: a message that counts calls counts the calls that ran (``count - facts.predicted``
+when the count includes this step's call), so a check after three failed calls says "failed
+3 times" (issue 24).
+
 A detector with state keeps it in plain attributes, which the run's stored state holds under
 the detector's registered name (:data:`plateau.store.codec.STATE_NAMES`); most are stateless
 and shared by every run. Detectors do not depend on each other: every one reads

@@ -75,6 +75,14 @@ class StepFacts:
         or only exchange courtesies; 0 when this step is not one.
     progress, information, memory, talk, semantic, textual
         The trackers' signals of this step.
+    predicted
+        The step is a pre-call check's prediction (:meth:`plateau.engine.Engine.check`): its
+        call has not run, and its result is the one the same call got last time. The trackers
+        count it like a step that ran (the verdict is what observing it would answer), so every
+        count above that includes this step's call counts one call that has not run: a message
+        to the model counts the calls that ran, ``count - predicted`` (a check after three
+        failed calls says "failed 3 times", issue 24). Counts of the step's text (talk, claims,
+        statements of no change) need no correction: its text was written.
     """
 
     step: Step
@@ -96,6 +104,7 @@ class StepFacts:
     talk: TalkSignals
     semantic: SemanticSignals
     textual: TextualSignals
+    predicted: bool
 
     @classmethod
     def of(cls, step: Step, **fields: Any) -> StepFacts:
@@ -105,7 +114,7 @@ class StepFacts:
             "text_vec": None, "obs_vec": None, "result_kind": None, "repetition": None, "waiting": False,
             "acknowledged": False, "refused": False, "rejected": False, "phatic": False, "near_duplicate_streak": 0, "verbatim_streak": 0,
             "phatic_streak": 0, "progress": ProgressSignals(), "information": InformationSignals(), "memory": MemorySignals(),
-            "talk": TalkSignals(), "semantic": SemanticSignals(), "textual": TextualSignals(),
+            "talk": TalkSignals(), "semantic": SemanticSignals(), "textual": TextualSignals(), "predicted": False,
         }
         unknown = set(fields) - set(defaults)
         if unknown:
@@ -330,13 +339,22 @@ _ORDER: tuple[str, ...] = tuple(_sorter.static_order())
 
 
 def compute_facts(
-    a: RunAnalysis, step: Step, text_vec: np.ndarray | None, obs_vec: np.ndarray | None, intent: IntentReader, context: str | None
+    a: RunAnalysis,
+    step: Step,
+    text_vec: np.ndarray | None,
+    obs_vec: np.ndarray | None,
+    intent: IntentReader,
+    context: str | None,
+    *,
+    predicted: bool = False,
 ) -> StepFacts:
     """Run every fact stage over ``step`` (in the declared order) and return its facts.
 
     Moves the run's trackers on by one step; called once per step, under the run's lock.
+    ``predicted``: the step is a pre-call check's prediction, its call not run
+    (:attr:`StepFacts.predicted`); the stages judge it like any step.
     """
     w = _Work(a, step, text_vec, obs_vec, intent, context)
     for name in _ORDER:
         STAGES[name][0](w)
-    return StepFacts(step=step, text_vec=text_vec, obs_vec=obs_vec, **w.values)
+    return StepFacts(step=step, text_vec=text_vec, obs_vec=obs_vec, predicted=predicted, **w.values)

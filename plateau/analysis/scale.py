@@ -3,7 +3,7 @@ the step is steer-level evidence, at :data:`TRIP_LEVEL` trip-level; scores are c
 
 from __future__ import annotations
 
-__all__ = ["STEER_LEVEL", "TRIP_LEVEL", "count_score", "cusum_score", "short"]
+__all__ = ["STEER_LEVEL", "TRIP_LEVEL", "count_score", "cusum_score", "short", "times"]
 
 #: Score at which a step is steer-level evidence.
 STEER_LEVEL = 0.5
@@ -33,3 +33,8 @@ def short(text: str, limit: int = 160) -> str:
     """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def times(count: int) -> str:
+    """``count`` (int >= 0) as a number of times in a message: ``"once"``, ``"2 times"``."""
+    return "once" if count == 1 else f"{count} times"

@@ -191,6 +191,10 @@ class InformationSignals:
         Of the last ``window`` tool calls since the last progress (this one included), how
         many came back empty or failed without adding an observed term (int >= 0; 0 for a
         step without a result).
+    call_failing
+        This step's call is one of ``calls_failing``: it came back empty or failed without
+        adding an observed term (a check's predicted step counts a call that has not run;
+        :attr:`plateau.analysis.facts.StepFacts.predicted`).
     iterating
         True when what changed since the previous call of the same tool (:func:`changed_span`,
         widened to whole tokens) is one token that appeared in an earlier tool result (the next
@@ -244,6 +248,7 @@ class InformationSignals:
     observed_calibrating: bool = True
     observed_cusum: float = 0.0
     calls_failing: int = 0
+    call_failing: bool = False
     iterating: bool = False
     next_item: bool = False
     names_item: bool = False
@@ -326,6 +331,7 @@ class InformationTracker:
             self._terms |= heard
         said = content_terms(text)
         answered = False
+        call_failing = False
         iterating = False
         names_item = False
         asks_new = False
@@ -376,7 +382,8 @@ class InformationTracker:
             # an empty output, or an error the run has already seen, is a call that failed
             answered = bool(result.strip()) and (not failed or bool(observed))
             if not acknowledged:
-                self._failing.append(not answered and not iterating)
+                call_failing = not answered and not iterating
+                self._failing.append(call_failing)
             if len(self._result_tokens) < MAX_TERMS:
                 self._result_tokens |= result_tokens(head)
         if len(self._terms) < MAX_TERMS:
@@ -404,6 +411,7 @@ class InformationTracker:
             new_terms=len(new),
             observed_terms=len(observed),
             calls_failing=failing,
+            call_failing=call_failing,
             iterating=iterating,
             next_item=next_item,
             names_item=names_item,

@@ -62,6 +62,63 @@ def test_each_detector_reads_only_facts() -> None:
         assert not {m for m in modules if m.startswith("plateau.signals") or m == "re"}, (path.name, modules)
 
 
+def _firing_facts() -> dict[str, StepFacts]:
+    """Hand-built facts on which each registered detector finds something (by its name)."""
+    from plateau.signals.information import InformationSignals
+    from plateau.signals.progress import ProgressSignals
+    from plateau.signals.semantic import SemanticSignals
+    from plateau.signals.talk import TalkSignals
+    from plateau.signals.textual import TextualSignals
+
+    call = Step(index=9, text="Running the build.", tool="bash", args={"command": "make"}, result="Error: boom", status="error")
+    talk = Step(index=9, text="Thanks again, that settles it.")
+    stalled = SemanticSignals(calibrating=False, cusum=6.0, nearest_lag=2)
+    return {
+        "tool_repeat": StepFacts.of(call, progress=ProgressSignals(signature="s", repeat_count=4, streak=4)),
+        "error_repeat": StepFacts.of(call, progress=ProgressSignals(signature="s", error=True, error_count=4, error_text="boom")),
+        "same_outcome": StepFacts.of(call, progress=ProgressSignals(signature="s", repeat_count=1, error=True, same_outcome_count=5)),
+        "oscillation": StepFacts.of(call, progress=ProgressSignals(signature="s", oscillation=2, state=(40, 2))),
+        "near_duplicate": StepFacts.of(talk, near_duplicate_streak=2, semantic=stalled),
+        "verbatim": StepFacts.of(talk, verbatim_streak=2, textual=TextualSignals(longest_run=12, verbatim=True, matched_step=6)),
+        "lexical": StepFacts.of(talk, textual=TextualSignals(repeated_sentences=1.0, sentence_similarity=0.9)),
+        "phatic": StepFacts.of(talk, phatic_streak=4),
+        "talk": StepFacts.of(talk, talk=TalkSignals(talk_streak=4)),
+        "claim": StepFacts.of(talk, talk=TalkSignals(claims=4)),
+        "unchanged": StepFacts.of(call, talk=TalkSignals(unchanged=4, blocked=True)),
+        "semantic_stall": StepFacts.of(call, semantic=stalled),
+        "no_progress": StepFacts.of(call, semantic=stalled, information=InformationSignals(calibrating=False, cusum=6.0)),
+        "thrash": StepFacts.of(
+            call, information=InformationSignals(observed_calibrating=False, observed_cusum=6.0, calls_failing=6, call_failing=True)
+        ),
+    }
+
+
+def test_a_predicted_step_changes_the_words_never_the_finding() -> None:
+    """A pre-call check's step (``predicted``) gets the same code and score from every detector;
+    only a message that counts this step's call changes, and it counts one call fewer (the
+    calls that ran; the window of the last calls holds one fewer that ran, too)."""
+    firing = _firing_facts()
+    assert set(firing) == {d.name for d in DETECTORS}, "a new detector needs facts that make it find here"
+    assert not StepFacts.of(Step(index=0)).predicted
+    config = Config()
+    counted = {}
+    for d in DETECTORS:
+        ran = d().update(firing[d.name], config)
+        predicted = d().update(dataclasses.replace(firing[d.name], predicted=True), config)
+        assert ran is not None and predicted is not None, d.name
+        assert (predicted.code, predicted.score) == (ran.code, ran.score), d.name
+        if predicted.what != ran.what:
+            numbers = zip(re.findall(r"\d+", ran.what), re.findall(r"\d+", predicted.what), strict=True)
+            counted[d.name] = [(int(a), int(b)) for a, b in numbers]
+    assert set(counted) == {"tool_repeat", "error_repeat", "same_outcome", "thrash"}
+    assert counted == {"tool_repeat": [(4, 3)], "error_repeat": [(4, 3)], "same_outcome": [(5, 4)], "thrash": [(6, 5), (8, 7)]}
+    # a predicted call that answers is not one of the failing calls it would be counted among
+    answered = dataclasses.replace(firing["thrash"], information=dataclasses.replace(firing["thrash"].information, call_failing=False))
+    thrash = next(d for d in DETECTORS if d.name == "thrash")
+    finding = thrash().update(dataclasses.replace(answered, predicted=True), config)
+    assert finding is not None and finding.what.startswith("6 of the last 7 calls")
+
+
 def test_a_detector_finds_on_hand_built_facts() -> None:
     """Facts built by hand reach every detector: three identical failing calls trip."""
     from plateau.signals.progress import ProgressSignals

@@ -22,9 +22,8 @@ from plateau.engine import Engine
 from plateau.fuse import STEER_LEVEL, count_score, evidence_of
 from plateau.signals.progress import ProgressSignals, failure_count, is_mutation, is_transient, is_wait, is_waiting
 from plateau.types import Step
+from tests.support.hunts import NAMES, RESTATED, explore
 from tests.support.paths import shared_path
-
-NAMES = [f"{a}{b}{c}" for a in ("kor", "vel", "san", "mip", "tor", "bal") for b in ("an", "et", "ol", "ur") for c in ("ix", "da", "mo")]
 
 
 def _actions(steps: list[Step]) -> list[str]:
@@ -32,19 +31,10 @@ def _actions(steps: list[Step]) -> list[str]:
     return [engine.observe("r", s).action.value for s in steps]
 
 
-def _explore(rng: random.Random, n: int) -> list[Step]:
-    """``n`` reads of different files, each answering with new identifiers (a warm-up)."""
-    return [
-        Step(index=i, text=f"Reading module {i} to see how it fits together.", tool="read_file",
-             args={"path": f"src/mod_{i}.py"}, result="def " + ", ".join(rng.sample(NAMES, 8)), status="ok")
-        for i in range(n)
-    ]
-
-
 def test_the_same_passing_check_after_edits_to_different_files_never_trips() -> None:
     """Verification between edits: edit file k, run the suite, the same "87 passed" every time."""
     rng = random.Random(7)
-    steps = _explore(rng, 4)
+    steps = explore(rng, 4)
     for k in range(8):
         i = len(steps)
         steps.append(Step(index=i, text=f"Migrating utcnow() in module {k}.", tool="edit_file",
@@ -60,7 +50,7 @@ def test_the_same_failing_check_after_every_edit_trips_at_its_fourth_occurrence(
     """Edits to different files succeed, yet the same error comes back: the edits change nothing
     that matters, so they do not reset the evidence (steer at the 3rd error, trip at the 4th)."""
     rng = random.Random(8)
-    steps = _explore(rng, 4)
+    steps = explore(rng, 4)
     error = "error: Argument 1 to \"send\" has incompatible type \"str\"; expected \"bytes\"  [arg-type]\nFound 1 error in 1 file"
     for k in range(5):
         i = len(steps)
@@ -79,7 +69,7 @@ def test_retries_interleaved_with_other_steps_and_drifting_arguments_trip() -> N
     """The same byte-identical error from a call whose flags drift, with a search and a note
     between attempts: the searches' successes do not end the failure (they are other calls)."""
     rng = random.Random(9)
-    steps = _explore(rng, 4)
+    steps = explore(rng, 4)
     error = 'Error from server (NotFound): the server could not find the requested resource (post certificates.cert-manager.io)'
     flags = ["", " --validate=false", " --server-side", " --force", " --server-side --force-conflicts"]
     for k, flag in enumerate(flags):
@@ -98,7 +88,7 @@ def test_retries_interleaved_with_other_steps_and_drifting_arguments_trip() -> N
 def test_a_retry_that_succeeds_after_two_failures_is_recovery() -> None:
     """Two timeouts, then the same call with a longer timeout works: never a trip."""
     rng = random.Random(10)
-    steps = _explore(rng, 4)
+    steps = explore(rng, 4)
     for k in range(2):
         steps.append(Step(index=len(steps), text=f"terraform init timed out, retrying ({k + 1}).", tool="bash",
                           args={"command": "terraform init -input=false"},
@@ -115,7 +105,7 @@ def test_a_retry_that_succeeds_after_two_failures_is_recovery() -> None:
 def test_waiting_whose_result_moves_only_in_a_timestamp_is_bounded_by_the_poll_limits() -> None:
     """A poller whose output changes only in what masking removes is waiting: it passes the
     repeat limits (3, 4) and is steered at ``poll_steer`` (8) and tripped at ``poll_trip`` (16)."""
-    steps = _explore(random.Random(11), 3)
+    steps = explore(random.Random(11), 3)
     for k in range(18):
         steps.append(Step(index=len(steps), text="Checking the rollout again.", tool="kubectl",
                           args={"command": "kubectl rollout status deploy/checkout"},
@@ -133,7 +123,7 @@ def test_a_poller_that_sleeps_between_its_checks_is_bounded_like_one_that_does_n
     """Waiting with a ``sleep`` call between checks: the sleeps ask nothing and are transparent
     (never a repeat or a cycle), and the checks form one poll, steered at its 8th check and
     tripped at its 16th (``poll_steer``, ``poll_trip``), as back-to-back checks would be."""
-    steps = _explore(random.Random(24), 3)
+    steps = explore(random.Random(24), 3)
     for k in range(18):
         steps.append(Step(index=len(steps), text="Giving the job a minute.", tool="bash", args={"command": "sleep 60"},
                           result="", status="ok"))
@@ -155,7 +145,7 @@ def test_a_batch_over_items_the_agent_names_itself_never_trips() -> None:
     listing), and each answer reads like the previous one. New questions answered are work,
     however formulaic the narration and however alike the answers."""
     rng = random.Random(25)
-    steps = _explore(rng, 6)
+    steps = explore(rng, 6)
     for day in range(1, 29):
         rows = rng.randint(90_000, 120_000)
         steps.append(Step(index=len(steps), text=f"Backfilling 2024-02-{day:02d}.", tool="bash",
@@ -165,7 +155,7 @@ def test_a_batch_over_items_the_agent_names_itself_never_trips() -> None:
                           args={"query": f"select count(*) from raw.orders where day = '2024-02-{day:02d}'"},
                           result=f" count\n-------\n {rows}\n(1 row)", status="ok"))
     assert "trip" not in _actions(steps)
-    steps = _explore(rng, 6)
+    steps = explore(rng, 6)
     for k in range(30):
         steps.append(Step(index=len(steps), text=f"Node {k + 1} of 30. Draining it.", tool="bash",
                           args={"command": f"kubectl drain gke-prod-pool-b-{k:03d} --ignore-daemonsets --delete-emptydir-data"},
@@ -178,7 +168,7 @@ def test_a_check_whose_failure_count_keeps_falling_is_progress() -> None:
     summary's count falls (12 errors, 11, 10, ...). Each new lowest count restarts the error's
     streak, so the check never trips; counts that go back and forth (edits undoing each
     other) do not restart it."""
-    steps = _explore(random.Random(26), 4)
+    steps = explore(random.Random(26), 4)
     for k in range(10):
         steps.append(Step(index=len(steps), text=f"Annotating module {k}.", tool="edit_file",
                           args={"path": f"src/svc_{k}.py", "old": "def run(self):", "new": "def run(self) -> None:"},
@@ -187,7 +177,7 @@ def test_a_check_whose_failure_count_keeps_falling_is_progress() -> None:
                           result=f'src/svc_9.py:3: error: Function is missing a return type annotation  [no-untyped-def]\n'
                                  f"Found {12 - k} errors in {10 - k} files (checked 40 source files)", status="error"))
     assert "trip" not in _actions(steps)
-    steps = _explore(random.Random(27), 4)
+    steps = explore(random.Random(27), 4)
     for k in range(8):
         steps.append(Step(index=len(steps), text=f"Trying variant {k}.", tool="edit_file",
                           args={"path": "src/svc.py", "old": f"x{k}", "new": f"x{k + 1}"}, result="ok", status="ok"))
@@ -202,7 +192,7 @@ def test_a_check_whose_failure_count_keeps_falling_is_progress() -> None:
 def test_retrying_an_overloaded_service_is_waiting_bounded_by_the_poll_limits() -> None:
     """A service that answers "529 overloaded" (or 429, 503) says waiting will help: the same
     error is bounded by the poll limits (8 steers, 16 trips), not the repeat limits (3, 4)."""
-    steps = _explore(random.Random(28), 4)
+    steps = explore(random.Random(28), 4)
     for k in range(17):
         steps.append(Step(index=len(steps), text=f"The API is overloaded; retrying ({k + 1}).", tool="http",
                           args={"url": "https://api.example.test/v1/messages", "attempt": k + 1},
@@ -222,7 +212,7 @@ def test_the_same_acknowledged_action_between_new_findings_is_paging_not_a_loop(
     nothing new was learned since; the clicks never trip. Clicking on with nothing new to
     show for it is a loop again: the 4th such click trips (``repeat_trip``)."""
     rng = random.Random(29)
-    steps = _explore(rng, 4)
+    steps = explore(rng, 4)
     for page in range(2, 16):
         steps.append(Step(index=len(steps), text=f"Going to page {page}.", tool="click",
                           args={"selector": "a[rel=next]"}, result="Clicked element: a[rel=next]", status="ok"))
@@ -240,7 +230,7 @@ def test_the_same_acknowledged_action_between_new_findings_is_paging_not_a_loop(
 def test_a_check_that_sleeps_first_or_reports_a_status_under_way_is_waiting() -> None:
     """``sleep 300 && describe-job`` answering ``"Status": "InProgress"`` the same way many
     times is a poll: bounded by the poll limits, not tripped at its 4th identical answer."""
-    steps = _explore(random.Random(30), 4)
+    steps = explore(random.Random(30), 4)
     for _ in range(12):
         steps.append(Step(index=len(steps), text="Checking on the training job.", tool="bash",
                           args={"command": "sleep 300 && aws sagemaker describe-training-job --training-job-name clf-v7"},
@@ -263,7 +253,7 @@ def test_a_write_reported_by_its_result_is_a_mutation() -> None:
     assert not is_mutation(Step(index=0, text="", tool="bash", args={"command": "psql -c 'select 1'"},
                                 result=" ?column?\n----------\n        1\n(1 row)", status="ok"))
     rng = random.Random(31)
-    steps = _explore(rng, 5)
+    steps = explore(rng, 5)
     for day in range(1, 25):
         steps.append(Step(index=len(steps), text=f"Rolling up 2024-03-{day:02d}.", tool="bash",
                           args={"command": f"psql -v day=2024-03-{day:02d} -f jobs/rollup.sql"},
@@ -278,7 +268,7 @@ def test_varied_searches_that_echo_the_query_and_return_the_same_hit_trip() -> N
     """Reworded searches whose answers differ only in the query they echo ("Search results
     for 'ESG report'") return the same answer: the echo is not part of it, so the 4th steers
     and the 6th trips (``same_outcome_*``)."""
-    steps = _explore(random.Random(32), 4)
+    steps = explore(random.Random(32), 4)
     queries = ["sustainability report 2023", "ESG report 2023", "annual report 2023", "climate report", "GRI index",
                "2023 sustainability", "emissions disclosure"]
     for q in queries:
@@ -296,7 +286,7 @@ def test_claims_of_a_done_action_with_no_call_behind_them_trip_though_the_user_o
     call that changed anything since: the user's objections bring new words, so the talk
     streak restarts, but the claims keep counting (3rd steers, 6th trips). A claim right after
     a real write is a report, and a write resets the count."""
-    steps = _explore(random.Random(33), 4)
+    steps = explore(random.Random(33), 4)
     claims = ["I've sent the refund to your card.", "The refund has been processed, it can take a day to show.",
               "Your address has been changed to the new one as well.", "Everything is updated on our side now.",
               "I have already submitted the change request for you.", "The refund is now sent, please check again tomorrow.",
@@ -310,7 +300,7 @@ def test_claims_of_a_done_action_with_no_call_behind_them_trip_though_the_user_o
     assert actions[4 + 1] == "continue"
     assert actions[4 + 2] == "steer"
     assert actions[4 + 5] == "trip"
-    honest = _explore(random.Random(34), 4)
+    honest = explore(random.Random(34), 4)
     for k in range(6):
         honest.append(Step(index=len(honest), text=f"Updating line {k} of the order.", tool="update_order",
                            args={"order": "W512", "line": k}, result="ok", status="ok"))
@@ -322,7 +312,7 @@ def test_checks_of_what_each_write_just_changed_verify_it_however_alike_they_rea
     checks after it ask about that cluster and answer exactly as they did for the last one
     ("successfully rolled out", "ok"). Each check verifies the write it follows; a run of them
     is not recurrence, however formulaic the narration."""
-    steps = _explore(random.Random(35), 8)
+    steps = explore(random.Random(35), 8)
     for k in range(24):
         cluster = f"{NAMES[k]}-{NAMES[k + 24]}"
         steps.append(Step(index=len(steps), text=f"Cluster {k + 1}: upgrading.", tool="bash",
@@ -339,7 +329,7 @@ def test_a_poller_whose_counter_advances_is_waiting_not_a_stall() -> None:
     """Waiting: the same status call asked again right away, its answer moving in a counter the
     masks keep (replicas ready, rows copied). The poll is waited for, not recalled: however
     formulaic the narration, the calibrated tests never trip it."""
-    steps = _explore(random.Random(21), 6)
+    steps = explore(random.Random(21), 6)
     for k in range(24):
         steps.append(Step(index=len(steps), text=f"Still rolling out, {k // 3} of 8 ready. Checking again.", tool="bash",
                           args={"command": "kubectl rollout status deploy/api --timeout=5s"},
@@ -353,7 +343,7 @@ def test_a_batch_over_listed_items_answering_in_numbers_never_trips() -> None:
     the next listed item and answers with the same table shape and new numbers. Each answer is
     that item's facts, not a re-measurement, however alike the tables and the narration read."""
     rng = random.Random(22)
-    steps = _explore(rng, 5)
+    steps = explore(rng, 5)
     parts = [f"events_p2024_03_{d:02d}" for d in range(1, 21)]
     steps.append(Step(index=len(steps), text="Listing the partitions in scope.", tool="sql",
                       args={"query": "select relname from pg_class where relname like 'events_p2024_03_%'"},
@@ -385,7 +375,7 @@ def test_the_same_waiting_answer_to_varied_status_calls_is_bounded_by_the_poll_l
 
 def test_talk_instead_of_action_steers_at_the_third_turn_and_trips_at_the_sixth() -> None:
     """A tool-using agent that keeps claiming it acted, with no call and nothing new from the user."""
-    steps = _explore(random.Random(12), 4)
+    steps = explore(random.Random(12), 4)
     claims = ["I've updated the reservation to the 14th.", "The change is saved in our system now.",
               "Everything has been updated as requested.", "Your booking now shows the new date.",
               "I have applied the modification for you.", "The record is updated and confirmed.",
@@ -401,7 +391,7 @@ def test_talk_instead_of_action_steers_at_the_third_turn_and_trips_at_the_sixth(
 def test_a_user_who_brings_new_facts_keeps_a_conversation_going() -> None:
     """Talk turns answered by a user with new facts each time are a conversation, not a stall."""
     rng = random.Random(13)
-    steps = _explore(rng, 3)
+    steps = explore(rng, 3)
     for k in range(10):
         told = rng.sample(NAMES, 5)
         steps.append(Step(index=len(steps), text=f"Noted. How does {told[0]} relate to step {k} of the plan?", user=" ".join(told)))
@@ -489,7 +479,7 @@ def test_a_queue_that_hands_back_the_same_message_with_a_new_handle_brings_no_ne
     what masking removes is not a new fact, so the 2nd receive onward is not new to the run."""
     engine = Engine(embedder=HashingEmbedder())
     rng = random.Random(21)
-    for step in _explore(rng, 4):
+    for step in explore(rng, 4):
         engine.observe("q", step)
     facts = []
     for k in range(4):
@@ -519,7 +509,7 @@ def _queue_loop(rng: random.Random, stuck: bool, rounds: int = 8) -> list[Step]:
     back the same message every round (a stale receipt handle deleted nothing)."""
     alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
     stale = "AQEBE33sq16UWqsHFIi0pSHm/RHBdYZWByOo9AbQ"  # an earlier message's handle: deletes nothing
-    steps = _explore(rng, 4)
+    steps = explore(rng, 4)
     for k in range(rounds):
         n = 0 if stuck else k
         invoice, customer = f"INV-{20931 + n}", f"cus_{NAMES[n]}"
@@ -562,26 +552,16 @@ def test_the_same_writes_for_a_new_message_every_round_never_trip() -> None:
     assert "trip" not in _actions(_queue_loop(random.Random(22), stuck=False, rounds=12))
 
 
-_RESTATED = [
-    "Same picture: p95 is still about 1.9 s. The missing index is the cause.",
-    "Nothing has moved. Recreating the index remains the fix.",
-    "As established, the pool saturates behind the sequential scan.",
-    "The diagnosis stands: the index was dropped by the migration.",
-    "To recap: index gone, seq scans, pool exhausted, 502s.",
-    "Same seq scan for another order; the index is what is missing.",
-    "Still the same error rate. The conclusion is unchanged.",
-    "No change in the pods either; the fix remains the index.",
-]
 
 
 def _plateau_after_a_conclusion(rng: random.Random, *, write_between: bool = False, user_between: bool = False) -> list[Step]:
     """A diagnosis, a blocked fix, then re-checks through varied tools whose answers carry
     new incidental words while the narration says each time that nothing changed."""
-    steps = _explore(rng, 5)
+    steps = explore(rng, 5)
     steps.append(Step(index=len(steps), text="Recreating the index.", tool="psql",
                       args={"sql": "CREATE INDEX CONCURRENTLY idx_orders ON payments (order_id)"},
                       result="ERROR:  must be owner of table payments", status="error"))
-    for k, text in enumerate(_RESTATED):
+    for k, text in enumerate(RESTATED):
         i = len(steps)
         if write_between and k % 2 == 1:
             steps.append(Step(index=i, text=f"Applying fix {k} to module {k}.", tool="edit_file",
@@ -612,7 +592,7 @@ def test_statements_of_no_change_between_writes_or_new_requests_never_trip() -> 
 
 def test_waiting_that_says_nothing_changed_yet_is_left_to_the_poll_limits() -> None:
     """"Still shows the same status" while the job runs is waiting, not a restated conclusion."""
-    steps = _explore(random.Random(34), 4)
+    steps = explore(random.Random(34), 4)
     for k in range(10):
         steps.append(Step(index=len(steps), text="Still the same: the job is running, checking again.", tool="job_status",
                           args={"job": f"train-{k % 2}"}, result=f'{{"state": "RUNNING", "progress": {10 * k}}}', status="ok"))
@@ -635,7 +615,7 @@ def test_an_audit_that_finds_each_item_unchanged_is_work() -> None:
     """Role after role "unchanged since the last audit": the same check over the next item of a
     series, each statement that item's finding, never a restated conclusion."""
     rng = random.Random(35)
-    steps = _explore(rng, 4)
+    steps = explore(rng, 4)
     for role in NAMES[:18]:
         steps.append(Step(index=len(steps), text=f"Role {role}: unchanged since the last audit, no new grants.", tool="iam",
                           args={"command": f"aws iam get-role-policy --role-name {role} --policy-name main"},

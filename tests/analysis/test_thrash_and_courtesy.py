@@ -22,57 +22,11 @@ from plateau.signals.information import InformationTracker
 from plateau.signals.progress import ProgressSignals
 from plateau.signals.semantic import SemanticSignals
 from plateau.types import Action, Step
+from tests.support.hunts import WORDS
+from tests.support.hunts import absent_steps as _absent_steps
+from tests.support.hunts import facts_line as _facts
+from tests.support.hunts import working_steps as _working_steps
 from tests.support.paths import shared_path
-
-WORDS = [f"{a}{b}" for a in ("kal", "mor", "ten", "vir", "sap", "dul", "ferg", "hob") for b in ("ax", "en", "ist", "or", "ume", "ipp")]
-
-
-def _facts(rng: random.Random, n: int) -> str:
-    """A result line of ``n`` distinct made-up identifiers with fresh numbers (new facts)."""
-    return ", ".join(f"{w}_{rng.randrange(1000)}" for w in rng.sample(WORDS, n))
-
-
-def _working_steps(rng: random.Random, n: int) -> list[Step]:
-    """``n`` calls that succeed and return new facts (the warm-up of a productive run)."""
-    return [
-        Step(index=i, text=f"Inspecting part {i} of the service.", tool="read_file",
-             args={"path": f"src/part_{i}.py"}, result=f"defines {_facts(rng, 6)}")
-        for i in range(n)
-    ]
-
-
-ABSENT = [
-    ("grep", {"pattern": "def round_even"}, ""),
-    ("search_docs", {"query": "rounding helper location"}, "0 results for \"rounding helper location\""),
-    ("read_file", {"path": "lib/rounding.py"}, "Error: ENOENT: no such file or directory, open 'lib/rounding.py'"),
-    ("bash", {"command": "pip show money-utils"}, "WARNING: Package(s) not found: money-utils"),
-    ("git_log", {"query": "round_even", "all": True}, ""),
-    ("search_code", {"query": "def round_even", "scope": "org"}, "No code results for \"def round_even\""),
-    ("bash", {"command": "ls vendor/"}, ""),
-    ("search_docs", {"query": "bankers rounding"}, "0 results for \"bankers rounding\""),
-    ("read_file", {"path": "docs/rounding.md"}, "Error: ENOENT: no such file or directory, open 'docs/rounding.md'"),
-    ("python", {"code": "import decimal; hasattr(decimal, 'round_even')"}, "False"),
-    ("git_stash", {"action": "list"}, ""),
-    ("search_code", {"query": "round_even", "scope": "vendor"}, "No code results for \"round_even\""),
-]
-NARRATION = [
-    "Maybe the helper is defined in a utility module.", "Perhaps the documentation says where it lives.",
-    "It could be in a dedicated rounding file.", "A shared package might provide it.",
-    "Another branch may have introduced it.", "Some other service might define it.",
-    "The vendored code could contain it.", "The docs might use another wording.",
-    "There might be a design note about it.", "The standard library could have it.",
-    "Someone may have stashed the implementation.", "Vendored code might still hide it.",
-]
-
-
-def _absent_steps(start: int) -> list[Step]:
-    """Varied calls (a different tool or argument each time) that all fail or find nothing,
-    each with new narration, the shape of a hunt for something that does not exist."""
-    return [
-        Step(index=start + j, text=NARRATION[j], tool=tool, args=args, result=result,
-             status="error" if result.startswith("Error") else None)
-        for j, (tool, args, result) in enumerate(ABSENT)
-    ]
 
 
 def test_observed_gain_ignores_the_echo_of_the_call_and_the_narration() -> None:

@@ -2,6 +2,7 @@
 a helper two test files use lives here, a fixture in the ``conftest.py`` of the folder that uses it.
 
 - :mod:`tests.support.paths`: ``REPO``, ``EXAMPLES``, ``SHARED`` and ``shared_path`` (the ``shared`` marker's skip)
+- :mod:`tests.support.hunts`: seeded synthetic runs (a productive warm-up, a hunt for what does not exist, restated conclusions)
 - :mod:`tests.support.embedders`: stand-in models (a gated one for ordering, a hashed one for structure)
 - :mod:`tests.support.runs`: runs, records and verdict counters the store and service tests build
 - :mod:`tests.support.cases`: labelled cases every rule must score the same way

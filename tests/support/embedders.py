@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Sequence
 
@@ -28,14 +29,19 @@ class GatedEmbedder:
 
 
 class HashModel:
-    """A deterministic stand-in model (unit vectors from a text hash) for structure-only tests."""
+    """A deterministic stand-in model for structure-only tests: a unit vector of 384 dimensions
+    (the real model's) drawn from a generator seeded by the text's SHA-256, the same in every
+    process (``hash()`` is salted per process, so a seed from it made a test's outcome depend on
+    ``PYTHONHASHSEED``), and wide enough that two different texts are near-orthogonal (cosine
+    within about 0.05 of 0) rather than similar by chance."""
 
     name = "hash"
 
     def encode(self, texts):  # type: ignore[no-untyped-def]
         out = []
         for text in texts:
-            rng = np.random.default_rng(abs(hash(text)) % 2**32)
-            v = rng.normal(size=16).astype(np.float32)
+            seed = int.from_bytes(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:8], "big")
+            rng = np.random.default_rng(seed)
+            v = rng.normal(size=384).astype(np.float32)
             out.append(v / np.linalg.norm(v))
         return np.stack(out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import random
 import re
 from pathlib import Path
 
@@ -129,3 +130,131 @@ def test_check_over_grpc_commits_nothing_to_a_durable_store(tmp_path: Path) -> N
                 client.check("wire", call)
     finally:
         engine.close()
+
+
+# The messages of a check count the calls that ran (StepFacts.predicted), per detector whose
+# message counts this step's call: a check after k such calls says k, the observe of the k-th says
+# k, and the observe of the call the check asked about says k + 1 with the same verdict.
+
+MISSING = "ModuleNotFoundError: No module named 'django_extensions'"
+NO_FILE = "Error: config/settings.yaml: no such file or directory"
+OPENERS = ["read_file", "cat", "open_file", "view_file", "load_yaml", "show_file"]
+
+
+def _identical(k: int) -> tuple[list[Step], Step]:
+    """``k`` identical failing test runs; the next call is the same."""
+    call = Step(index=0, text="Running the tests.", tool="bash", args={"cmd": "pytest -x"})
+    return [dataclasses.replace(call, index=i, result="FAILED test_a - AssertionError", status="error") for i in range(k)], call
+
+
+def _same_error(k: int) -> tuple[list[Step], Step]:
+    """``k`` migrations with different settings failing with the same error; the next call is the last one again."""
+    steps = [
+        Step(index=i, text=f"Running the migration with settings {i}.", tool="bash",
+             args={"command": f"python manage.py migrate --settings=conf.s{i}"}, result=MISSING, status="error")
+        for i in range(k)
+    ]
+    return steps, Step(index=0, text="Running the migration once more.", tool="bash", args=steps[-1].args)
+
+
+def _same_outcome(k: int) -> tuple[list[Step], Step]:
+    """``k`` different tools opening the same missing file (the same error); the next call is the last one again."""
+    steps = [
+        Step(index=i, text=f"Opening the settings with {tool}.", tool=tool, args={"path": "config/settings.yaml"}, result=NO_FILE,
+             status="error")
+        for i, tool in enumerate(OPENERS[:k])
+    ]
+    return steps, Step(index=0, text="Opening the settings again.", tool=OPENERS[k - 1], args={"path": "config/settings.yaml"})
+
+
+def _check_then_observe(engine: Engine, steps: list[Step], call: Step, result: str) -> tuple[list, object, object]:  # type: ignore[type-arg]
+    """Observe ``steps``, check ``call`` (no result), then observe it with ``result``: the observed
+    verdicts, the check's and the call's. The check answers what observing the call answers
+    (action, reasons, score, signals); only its words may differ."""
+    client = Client.local(engine=engine)
+    observed = [client.observe("r", s) for s in steps]
+    checked = client.check("r", call)
+    after = client.observe("r", dataclasses.replace(call, index=len(steps), result=result, status="error"))
+    assert checked.signals["check.predicted_result"] == 1.0
+    assert dataclasses.replace(_strip(checked), message=after.message) == after
+    return observed, checked, after
+
+
+@pytest.mark.parametrize(
+    ("scenario", "result", "ks", "code", "count"),
+    [
+        (_identical, "FAILED test_a - AssertionError", (2, 3), "tool.repeat", r"returned the same result (\d+) times"),
+        (_same_error, MISSING, (2, 3), "tool.error_repeat", r"bash failed (\d+) times with the same error"),
+        (_same_outcome, NO_FILE, (3, 4, 5), "tool.same_outcome", r"(\d+) different calls came back with the same error"),
+    ],
+    ids=["tool_repeat", "error_repeat", "same_outcome"],
+)
+def test_each_count_in_a_check_s_message_is_of_the_calls_that_ran(  # type: ignore[no-untyped-def]
+    real_engine, scenario, result, ks, code, count
+) -> None:
+    """After k calls with the evidence, the check of one more says k (as the observe of the k-th
+    did, when it had a message), and observing that call says k + 1: the same verdict, the
+    words counting what ran."""
+    said = []
+    for k in ks:
+        steps, call = scenario(k)
+        observed, checked, after = _check_then_observe(Engine(embedder=real_engine.embedder), steps, call, result)
+        assert code in checked.reasons and checked.action in (Action.STEER, Action.TRIP), (k, checked)
+        assert checked.message is not None and after.message is not None
+        ran = [int(n) for n in re.findall(count, checked.message)]
+        assert ran == [k], (k, checked.message)
+        assert [int(n) for n in re.findall(count, after.message)] == [k + 1], (k, after.message)
+        assert checked.message.replace(f"{k} ", f"{k + 1} ", 1) == after.message
+        if observed[-1].message is not None and code in observed[-1].reasons:
+            said.append(k)
+            assert [int(n) for n in re.findall(count, observed[-1].message)] == [k], (k, observed[-1].message)
+    assert said  # the observe after k said k at least once
+
+
+def test_a_check_counts_the_failing_calls_that_ran_in_the_window_of_calls_that_ran(real_engine: Engine) -> None:
+    """Thrash: a hunt for a helper that does not exist (varied calls that fail or find nothing),
+    then empty greps. The check of the last grep again trips; its message counts the failing
+    calls among the last ``window - 1`` calls that ran (5 of 7), where observing that call says
+    6 of the last 8: the check's own call is counted once it has run."""
+    from tests.support.hunts import absent_steps as _absent_steps
+    from tests.support.hunts import working_steps as _working_steps
+
+    rng = random.Random(7)
+    steps = _working_steps(rng, 8) + _absent_steps(8)
+    steps += [Step(index=20 + j, text=f"Trying another place {j}.", tool="grep", args={"pattern": f"zz{j}"}, result="") for j in range(3)]
+    call = Step(index=0, text="Searching there again.", tool="grep", args={"pattern": "zz2"})
+    client = Client.local(engine=real_engine)
+    for step in steps:
+        client.observe("hunt", step)
+    checked = client.check("hunt", call)
+    after = client.observe("hunt", dataclasses.replace(call, index=len(steps), result=""))
+    assert dataclasses.replace(_strip(checked), message=after.message) == after
+    assert checked.action is Action.TRIP and "tool.thrash" in checked.reasons and checked.signals["calls_failing"] == 6
+    assert checked.message is not None and after.message is not None
+    assert re.findall(r"(\d+) of the last (\d+) calls came back empty", checked.message) == [("5", "7")], checked.message
+    assert re.findall(r"(\d+) of the last (\d+) calls came back empty", after.message) == [("6", "8")], after.message
+
+
+def test_statements_of_no_change_in_a_check_are_counted_its_text_was_written(real_engine: Engine) -> None:
+    """``text.unchanged`` counts what the steps say, not calls: the text of a checked step was
+    written, so the check counts it as observing the step does (a fix refused, then re-checks
+    that each say nothing changed; the check repeats an earlier probe, not the previous one)."""
+    from tests.support.hunts import NAMES, RESTATED, explore
+
+    rng = random.Random(31)
+    steps = explore(rng, 5)
+    index = {"sql": "CREATE INDEX CONCURRENTLY idx_orders ON payments (order_id)"}
+    steps.append(Step(index=5, text="Recreating the index.", tool="psql", args=index, result="ERROR:  must be owner of table payments",
+                      status="error"))
+    for k, text in enumerate(RESTATED[:3]):
+        steps.append(Step(index=len(steps), text=text, tool=f"probe_{k}", args={"q": f"check {k}"},
+                          result=" ".join(rng.sample(NAMES, 5)) + f" value {rng.randrange(1000)}", status="ok"))
+    client = Client.local(engine=real_engine)
+    observed = [client.observe("plateau", s) for s in steps]
+    assert observed[-1].message is not None and "3 steps since anything was done" in observed[-1].message
+    call = Step(index=0, text=RESTATED[3], tool="probe_0", args={"q": "check 0"})
+    checked = client.check("plateau", call)
+    assert checked.signals["check.predicted_result"] == 1.0 and checked.reasons == ("text.unchanged",)
+    after = client.observe("plateau", dataclasses.replace(call, index=len(steps), result=steps[6].result, status="ok"))
+    assert _strip(checked) == after
+    assert checked.message is not None and "4 steps since anything was done" in checked.message

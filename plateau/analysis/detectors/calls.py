@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from plateau.analysis.detector import COUNT_BUDGET, Detector, Finding, Rule
 from plateau.analysis.facts import StepFacts
-from plateau.analysis.scale import STEER_LEVEL, count_score, short
+from plateau.analysis.scale import STEER_LEVEL, count_score, short, times
 from plateau.config import Config
 
 __all__ = ["ErrorRepeat", "SameOutcome", "ToolRepeat", "call_thresholds"]
@@ -21,15 +21,16 @@ __all__ = ["ErrorRepeat", "SameOutcome", "ToolRepeat", "call_thresholds"]
 def call_thresholds(facts: StepFacts, config: Config) -> tuple[int, int, int, str]:
     """The count and steer/trip thresholds that apply to this step's identical-call evidence.
 
-    Returns ``(count, steer_at, trip_at, why)``. A waiting result (a poller), a result that
-    moved only in what masking removes, or a request for repetition counts the consecutive
-    streak against the poll thresholds (bounded by the requested count when the request names
-    one); a call the user denied uses ``denial_steer`` / ``denial_trip``; anything else
-    ``repeat_steer`` / ``repeat_trip`` over the window.
+    Returns ``(count, steer_at, trip_at, why)``; ``count`` includes this step's call (a check's
+    predicted one too: the message counts ``count - facts.predicted``). A waiting result (a
+    poller), a result that moved only in what masking removes, or a request for repetition
+    counts the consecutive streak against the poll thresholds (bounded by the requested count
+    when the request names one); a call the user denied uses ``denial_steer`` /
+    ``denial_trip``; anything else ``repeat_steer`` / ``repeat_trip`` over the window.
     """
     prog, repetition, result_kind = facts.progress, facts.repetition, facts.result_kind
     if result_kind == "denial":
-        return max(prog.repeat_count, prog.error_count), config.denial_steer, config.denial_trip, "the user denied it"
+        return max(prog.repeat_count, prog.error_count), config.denial_steer, config.denial_trip, "(the user denied it)"
     if repetition is not None and repetition.requested:
         if repetition.bound is not None:
             n = repetition.bound
@@ -74,10 +75,11 @@ class ToolRepeat(Detector):
         prog, step = facts.progress, facts.step
         call = f"{step.tool}({short(step.args, 100)})"
         cycle = f" (the calls cycle with period {prog.cycle_period})" if prog.cycle_period else ""
+        ran = count - facts.predicted  # the calls that ran: a check's own call has not
         return Finding(
             "tool.cycle" if prog.cycle_period else "tool.repeat",
             count_score(count, steer_at, trip_at),
-            f"the call {call} returned the same result {count} times{' ' + why if why else ''}{cycle}",
+            f"the call {call} returned the same result {times(ran)}{' ' + why if why else ''}{cycle}",
         )
 
 
@@ -100,10 +102,11 @@ class ErrorRepeat(Detector):
             err_steer, err_trip = config.poll_steer, config.poll_trip
         else:
             err_steer, err_trip = config.repeat_steer, config.repeat_trip
+        ran = prog.error_count - facts.predicted  # the calls that ran: a check's own call has not
         return Finding(
             "tool.error_repeat",
             count_score(prog.error_count, err_steer, err_trip),
-            f"{facts.step.tool} failed {prog.error_count} times with the same error: {short(prog.error_text or '')!r}",
+            f"{facts.step.tool} failed {times(ran)} with the same error: {short(prog.error_text or '')!r}",
         )
 
 
@@ -126,10 +129,12 @@ class SameOutcome(Detector):
         steer_same, trip_same = (config.poll_steer, config.poll_trip) if waiting else (config.same_outcome_steer, config.same_outcome_trip)
         same = count_score(prog.same_outcome_count, steer_same, trip_same)
         answered = bool((facts.step.result or "").strip())
+        ran = prog.same_outcome_count - facts.predicted  # the calls that ran: a check's own call has not
         return Finding(
             "tool.same_outcome",
             # a hunt that finds nothing is left to the calibrated thrash test
             same if prog.error or answered else min(STEER_LEVEL, same),
-            f"{prog.same_outcome_count} different calls came back with the same "
+            (f"{ran} different calls" if ran != 1 else "1 call")
+            + " came back with the same "
             + ("error" if prog.error else "answer" if answered else "empty result"),
         )

@@ -46,9 +46,11 @@ class Thrash(Detector):
         score = cusum_score(info.observed_cusum, config.cusum_steer, config.cusum_trip)
         if info.calls_failing < config.thrash_trip_share * config.window:
             score = min(score, STEER_LEVEL)  # half the window failing steers; trip needs more
+        # the calls that ran: a check's own call (predicted) is in the window but has not run
+        failing = info.calls_failing - (facts.predicted and info.call_failing)
         return Finding(
             "tool.thrash",
             score,
-            f"{info.calls_failing} of the last {config.window} calls came back empty or failed as before, and the ones "
+            f"{failing} of the last {config.window - facts.predicted} calls came back empty or failed as before, and the ones "
             "that answered told nothing new",
         )

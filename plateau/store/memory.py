@@ -172,7 +172,7 @@ class _Committed:
     arrays (the step vectors) out of band, held by reference rather than copied. A run not
     kept live is these few objects, not the thousands of its verdicts, floats and strings."""
 
-    cls: type
+    cls: Any  # the record's class
     fields: dict[str, Any]
     logs: dict[str, _Log]
     analysis: bytes | None

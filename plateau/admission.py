@@ -5,8 +5,9 @@ this order (issue 22, items 2, 3, 6 and 8):
 
 1. **Authenticate from metadata** (the server does this before asking for the request body).
 2. **Receive the body** in a *receive slot*: at most :attr:`Admission.receive` calls read their
-   request at once (``2 * byte_budget / max_message_bytes``, 4 by default, so that bodies being
-   received hold at most ``2 * byte_budget`` bytes), each tenant with its share; calls beyond it
+   request at once (``byte_budget / max_message_bytes``, 2 by default: a body being received is
+   held twice, gRPC's buffer and its Python bytes, so bodies being received hold at most
+   ``2 * byte_budget`` bytes), each tenant with its share; calls beyond it
    wait (holding no body: gRPC reads a stream's message only when asked) and a body that does not
    arrive within ``config.request_read_seconds`` closes the call (``DEADLINE_EXCEEDED``).
 3. **Hold the request's bytes** (:meth:`Admission.hold`): every request being worked on or waiting
@@ -50,16 +51,18 @@ T = TypeVar("T")
 #: The request bytes worked on at once, in ``max_message_bytes``: two of the largest requests.
 #: The principle (issue 22, item 8): all the memory requests may take at once is a fixed multiple
 #: of ``max_message_bytes`` stated beforehand (:attr:`Admission.request_memory_bound`: 18 x, 288 MiB
-#: at the default 16 MiB), and as few of the largest requests as still lets a large call run
+#: at the default 16 MiB; what each factor pays for is stated there), and as few of the largest requests as still lets a large call run
 #: beside another tenant's; many small calls still run at once (``max_concurrent_rpcs`` bounds
 #: their number, this their bytes). It was 4 (with 12 held and 8 received): 40 x
 #: ``max_message_bytes`` with the parsed copies, which is what 40 calls of 6 MB measured (+322 MiB
 #: at ``max_message_bytes`` 8 MiB, ``scripts/attack.py`` ``request_memory_unbounded``).
 WORK_MESSAGES = 2
-#: Copies of a request worked on that parsing makes, beyond its bytes, in the request's size: the
-#: protobuf message (1) and, at the peak of turning it into a step (``convert.step_from_pb``:
-#: the step's strings, the parsed args, their canonical text), 4 more, measured with tracemalloc
-#: on a 6 MB request whose args hold one long string.
+#: Copies of a request worked on that parsing and judging make beyond the one counted as held, in
+#: the request's size, at their peak: turning it into a step (``convert.step_from_pb``, the
+#: protobuf message aliasing the held bytes) reads the args once (1), decodes them (1), parses
+#: them (1) and writes their canonical text (1); judging the step makes fewer (its fingerprint
+#: and the call's canonical form: ~2). Measured with tracemalloc on a 6 MB request whose args
+#: hold one long string: a peak of 5 x its size with the held bytes, 28.6 MiB.
 PARSED_COPIES = 5
 
 
@@ -145,8 +148,11 @@ class _Waiter:
 class _Gate:
     """Slots with tenants' shares, an optional bound on the bytes they hold, and a fair queue."""
 
-    def __init__(self, what: str, capacity: int, tenants: Collection[str], *, queue: int, byte_budget: int | None = None) -> None:
+    def __init__(self, what: str, capacity: int, tenants: Collection[str], *, queue: int, byte_budget: int | None = None,
+                 reason: str = "", refused: Counter[tuple[str, str]] | None = None) -> None:
         self.what = what
+        self.reason = reason or what
+        self.refused: Counter[tuple[str, str]] = refused if refused is not None else Counter()
         self.slots = Shares(capacity, tenants)
         self.byte_budget = byte_budget
         self.active_bytes = 0
@@ -208,11 +214,16 @@ class _Gate:
         return self.byte_budget is not None and self.waiting > 0 and self.waiting_bytes + size > self.byte_budget
 
     def full(self, tenant: str) -> LimitExceeded:
+        """The refusal of a call of ``tenant`` that can neither start nor wait, counted in
+        :attr:`refused` by (reason, tenant): ``<reason>_share`` when the tenant's own queue is
+        full, ``<reason>`` when the server's is."""
         if self.waiting_by[tenant] >= self.tenant_queue and self.waiting < self.queue:
+            self.refused[(f"{self.reason}_share", tenant)] += 1
             return LimitExceeded(
                 f"{self.what}: this tenant has {self.slots.used[tenant]} calls worked on and {self.waiting_by[tenant]} waiting, "
                 f"its share of the server; retry"
             )
+        self.refused[(self.reason, tenant)] += 1
         return LimitExceeded(f"{self.what}: {self.active} calls are worked on and {self.waiting} wait, the server's limit; retry")
 
     async def acquire(self, tenant: str, size: int, timeout: float) -> None:
@@ -269,16 +280,29 @@ class Admission:
         self.held = 0
         self.held_by: Counter[str] = Counter()
         slots = config.max_concurrent_rpcs
-        self.work = _Gate("calls", slots, known, queue=4 * slots, byte_budget=self.byte_budget)
-        self.receive = _Gate("requests", max(1, 2 * self.byte_budget // m), known, queue=4 * slots)
-        #: Raw request bytes the server holds at once, at most: bodies being received (one
-        #: ``max_message_bytes`` per receive slot) and bodies held (:attr:`held_budget`); 8 x
-        #: ``max_message_bytes`` by default (128 MiB at 16 MiB). Parsing adds the copies of the
-        #: requests worked on (:attr:`byte_budget`): the protobuf message, the step's strings and
-        #: its parsed args (:data:`PARSED_COPIES`).
-        self.request_bytes_bound = self.receive.slots.capacity * m + self.held_budget
-        #: Memory all requests may take at once: :attr:`request_bytes_bound` plus the parsed copies
-        #: of the requests worked on (18 x ``max_message_bytes`` by default, 288 MiB at 16 MiB).
+        #: Calls refused (``RESOURCE_EXHAUSTED``) by (reason, tenant), counters for the metrics
+        #: (``plateau_refused_total``): ``work_slots`` / ``receive_slots`` (the server's queue of
+        #: calls waiting for a work or receive slot is full), ``request_bytes`` (the server's
+        #: held request bytes), ``streams`` (the server's open streams), each with ``_share`` when
+        #: it is the tenant's own share that is used up.
+        self.refused: Counter[tuple[str, str]] = Counter()
+        self.work = _Gate("calls", slots, known, queue=4 * slots, byte_budget=self.byte_budget, reason="work_slots",
+                          refused=self.refused)
+        self.receive = _Gate("requests", max(1, self.byte_budget // m), known, queue=4 * slots, reason="receive_slots",
+                             refused=self.refused)
+        #: Raw request bytes the server holds at once, at most: bodies being received (twice each
+        #: while gRPC hands a message over: its buffer and the Python bytes, so 2 x
+        #: ``max_message_bytes`` per receive slot) and requests held (:attr:`held_budget`, one copy
+        #: each: the raw bytes until parsed, then the converted step, the bytes dropped); 8 x
+        #: ``max_message_bytes`` by default (128 MiB at 16 MiB).
+        self.request_bytes_bound = 2 * self.receive.slots.capacity * m + self.held_budget
+        #: Memory all requests may take at once: :attr:`request_bytes_bound` plus the copies that
+        #: parsing and judging make of the requests worked on (:data:`PARSED_COPIES` x
+        #: :attr:`byte_budget`). By default, in ``max_message_bytes``: 4 being received (2 slots x
+        #: 2 copies) + 4 held + 10 for the copies of the 2 worked on = 18 x (288 MiB at 16 MiB,
+        #: 144 MiB at 8 MiB). Receive slots were 4 (counted once each): bodies being received are
+        #: twice in memory, which the count left out (40 calls of 6 MB peaked at +161-186 MiB
+        #: against 144).
         self.request_memory_bound = self.request_bytes_bound + PARSED_COPIES * self.byte_budget
         self.streams = Shares(config.max_concurrent_streams, known)
 
@@ -309,11 +333,13 @@ class Admission:
         or the tenant's budget would be exceeded; a tenant holding nothing may always hold one request.
         """
         if self.tenant_held_budget < self.held_budget and self.held_by[tenant] and self.held_by[tenant] + size > self.tenant_held_budget:
+            self.refused[("request_bytes_share", tenant)] += 1
             raise LimitExceeded(
                 f"requests: this tenant's requests hold {self.held_by[tenant]} bytes, its share "
                 f"({self.tenant_held_budget} bytes) of the server's; retry"
             )
         if self.held and self.held + size > self.held_budget:
+            self.refused[("request_bytes", tenant)] += 1
             raise LimitExceeded(f"requests: {self.held} bytes of requests are held, the server's limit; retry")
         self.held += size
         self.held_by[tenant] += size
@@ -372,7 +398,9 @@ class Admission:
         """Count an open stream of ``tenant``; ``LimitExceeded`` beyond the server's limit or its share."""
         if not self.streams.fits(tenant):
             if self.streams.total >= self.streams.capacity:
+                self.refused[("streams", tenant)] += 1
                 raise LimitExceeded(f"streams: {self.streams.capacity} streams are open, the server's limit; retry later")
+            self.refused[("streams_share", tenant)] += 1
             raise LimitExceeded(
                 f"streams: this tenant holds {self.streams.used[tenant]} open streams, its share "
                 f"({self.streams.share} of {self.streams.capacity}) with the rest kept for other tenants; retry later"

@@ -200,6 +200,10 @@ def check_limit(limit: object) -> int | None:
 
 #: Page size the clients ask for (the server's most, ``plateau.engine.MAX_PAGE_SIZE``).
 PAGE_SIZE = 1000
+#: Steps of a recorded run whose texts ``Client.local().observe_many`` embeds ahead in batches
+#: before judging them: 2 texts a step, 256 of the engine's cache of 512 vectors
+#: (:class:`plateau.embed.CachedEmbedder`), so none is evicted before its step is judged.
+PREFETCH_STEPS = 128
 
 
 def merge_history(pages: Sequence[RunHistory]) -> RunHistory:
@@ -636,14 +640,20 @@ class LocalBackend:
         return self.engine.observe(run_id, step, context, tenant=self.tenant, tool_policy=tool_policy)  # type: ignore[no-any-return]
 
     def observe_many(self, run_id: str, steps: Iterable[Step], context: str | None) -> Iterator[Verdict]:
-        if isinstance(steps, (list, tuple)):
-            # a recorded run: embed its texts in batches first (a lazy iterable is left lazy)
+        if not isinstance(steps, (list, tuple)):  # a lazy iterable is left lazy
+            for step in steps:
+                yield self.engine.observe(run_id, step, context, tenant=self.tenant)
+            return
+        # a recorded run: embed the texts of the next PREFETCH_STEPS steps in batches, then judge
+        # them (the engine's cache holds them: 2 texts a step, within its 512 vectors)
+        for start in range(0, len(steps), PREFETCH_STEPS):
+            chunk = steps[start : start + PREFETCH_STEPS]
             try:
-                self.engine.prefetch(steps)
+                self.engine.prefetch(chunk)
             except Exception:  # noqa: BLE001 - a warm-up only; observe() reports a bad step properly
                 pass
-        for step in steps:
-            yield self.engine.observe(run_id, step, context, tenant=self.tenant)
+            for step in chunk:
+                yield self.engine.observe(run_id, step, context, tenant=self.tenant)
 
     def check(self, run_id: str, step: Step, context: str | None, tool_policy: Mapping[str, Any] | None = None) -> Verdict:
         return self.engine.check(run_id, step, context, tenant=self.tenant, tool_policy=tool_policy)  # type: ignore[no-any-return]

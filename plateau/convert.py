@@ -134,9 +134,10 @@ def step_from_pb(msg: pb.Step, *, max_args_bytes: int | None = None) -> Step:
     """
     if msg.status not in _STATUS_BACK:
         raise InvalidArgument("step.status", f"unknown value {msg.status}")
-    if max_args_bytes is not None and len(msg.args_json) > max_args_bytes:
+    args_json = msg.args_json  # each read of a bytes field is a copy of it: read once
+    if max_args_bytes is not None and len(args_json) > max_args_bytes:
         raise InvalidArgument(
-            "step.args", f"is {len(msg.args_json)} bytes of JSON; the limit is {max_args_bytes} (max_field_chars), checked before parsing"
+            "step.args", f"is {len(args_json)} bytes of JSON; the limit is {max_args_bytes} (max_field_chars), checked before parsing"
         )
     p = msg.progress
     progress = Progress(
@@ -149,7 +150,7 @@ def step_from_pb(msg: pb.Step, *, max_args_bytes: int | None = None) -> Step:
         index=msg.index,
         text=msg.text,
         tool=msg.tool or None,
-        args=canonical_args(bytes(msg.args_json)),
+        args=canonical_args(bytes(args_json)),
         result=msg.result if msg.HasField("result") else None,
         status=_STATUS_BACK[msg.status],
         progress=progress,

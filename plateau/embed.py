@@ -311,7 +311,11 @@ class CachedEmbedder:
     inner
         The embedder to call on misses.
     max_items
-        Most vectors kept (int >= 1); 8,192 × 384 float32 is about 12 MB.
+        Most vectors kept (int >= 1). Default 512 (384 float32 each: under 1 MiB): what the cache
+        serves is recent, a ``Check`` and the same step's ``Observe``, results that recur within
+        a run's window, a recorded run's next steps embedded ahead in batches (``Engine.prefetch``;
+        ``Client.local().observe_many`` prefetches 128 steps at a time). It was 8,192 (12 MiB),
+        which the server kept after every run had been deleted (issue 22, item 12).
 
     Attributes
     ----------
@@ -319,7 +323,7 @@ class CachedEmbedder:
         Counters since creation (ints).
     """
 
-    def __init__(self, inner: Embedder, max_items: int = 8192) -> None:
+    def __init__(self, inner: Embedder, max_items: int = 512) -> None:
         if max_items < 1:
             raise ValueError(f"max_items must be >= 1, got {max_items}")
         self.inner = inner
@@ -336,6 +340,19 @@ class CachedEmbedder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts`` (``(n, dim)`` float32), calling ``inner`` only for unseen texts."""
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack(self.vectors(texts))
+
+    def vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """The vectors of ``texts``, one ``(dim,)`` float32 array each, calling ``inner`` only for
+        unseen texts.
+
+        The arrays are the cache's own, read-only (``flags.writeable`` False): a run that keeps
+        a step's vectors (:class:`~plateau.signals.memory.RunMemory`) shares them with the cache
+        instead of holding a copy of each (issue 22, item 12: a vector kept twice was ~1.5 KiB
+        of every step's state).
+        """
         keys = [self._key(t) for t in texts]
         found: dict[bytes, np.ndarray] = {}
         missing: dict[bytes, str] = {}
@@ -360,9 +377,7 @@ class CachedEmbedder:
                     self._cache.move_to_end(key)
                 while len(self._cache) > self.max_items:
                     self._cache.popitem(last=False)
-        if not keys:
-            return np.zeros((0, 0), dtype=np.float32)
-        return np.stack([found[k] for k in keys])
+        return [found[k] for k in keys]
 
     @property
     def hit_rate(self) -> float:

@@ -335,7 +335,8 @@ class Engine:
         texts = [t for t in (text_in, obs_in) if t is not None]
         if not texts:
             return None, None
-        vecs = self.embedder.encode(texts)
+        # the cache's own read-only arrays: the run's memory shares them rather than a copy
+        vecs = self.embedder.vectors(texts) if isinstance(self.embedder, CachedEmbedder) else list(self.embedder.encode(texts))
         it = iter(vecs)
         return (next(it) if text_in is not None else None, next(it) if obs_in is not None else None)
 

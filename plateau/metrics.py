@@ -13,7 +13,17 @@ metric                                 type       labels / meaning
 ``plateau_store_errors_total``         counter    failed store reads and writes
 ``plateau_open_streams``               gauge      open ``ObserveStream``/``GuardStream`` calls
 ``plateau_runs_expired_total``         counter    runs deleted by retention
+``plateau_refused_total``              counter    ``reason``, ``tenant``: calls refused by admission
+                                                  (``RESOURCE_EXHAUSTED``) or the store's breaker
+                                                  (``UNAVAILABLE``, reason ``store_out_of_service``)
 =====================================  =========  =============================================
+
+``plateau_refused_total`` reasons (:attr:`plateau.admission.Admission.refused`): ``work_slots``
+and ``receive_slots`` (the server's queue of calls waiting for a work or a receive slot is
+full), ``request_bytes`` (the request bytes the server holds), ``streams`` (open streams), each
+as ``<reason>_share`` when the tenant's own share is what is used up, and
+``store_out_of_service``. ``tenant`` is the token table's tenant (``""`` on an open server):
+a label bounded by the token table, never by what callers send.
 
 Needs ``prometheus-client`` (in the ``server`` extra); imported only when metrics are on.
 Each :class:`Metrics` has its own registry, so several servers in one process (tests) do not
@@ -73,6 +83,7 @@ class Metrics:
         self.open_streams = Gauge("plateau_open_streams", "Open streaming calls.", registry=r)
         self.expired = Counter("plateau_runs_expired", "Runs deleted by retention.", registry=r)
         self._engine: Any = None
+        self._service: Any = None
         self._http: Any = None
         r.register(self)  # the engine-derived values below, read at scrape time
 
@@ -93,6 +104,17 @@ class Metrics:
         ratio = hits / max(1, hits + misses)
         yield GaugeMetricFamily("plateau_embed_cache_hit_ratio", "Embedding cache hit ratio since start.", value=ratio)
         yield CounterMetricFamily("plateau_store_errors", "Failed store reads and writes.", value=int(getattr(engine.store, "errors", 0)))
+        service = self._service
+        if service is not None:
+            refused = CounterMetricFamily(
+                "plateau_refused", "Calls refused by admission or the store's breaker, by reason and tenant.", labels=["reason", "tenant"]
+            )
+            for (reason, tenant), n in sorted(dict(service.admission.refused).items()):
+                refused.add_metric([reason, tenant], n)
+            health = getattr(service, "store_health", None)
+            for tenant, n in sorted(dict(getattr(health, "refused_by", {})).items()):
+                refused.add_metric(["store_out_of_service", tenant], n)
+            yield refused
 
     def instrument(self, engine: Any) -> None:
         """Watch ``engine``: its cache and store counters, and the batch size of each model call."""
@@ -104,6 +126,11 @@ class Metrics:
             holder = inner
         if hasattr(holder, "inner") and not isinstance(holder.inner, _MeasuredEmbedder):
             holder.inner = _MeasuredEmbedder(holder.inner, self.batch_size.observe)
+
+    def watch(self, service: Any) -> None:
+        """Export ``service``'s refusal counters (its admission's and its store breaker's) as
+        ``plateau_refused_total``, read when scraped."""
+        self._service = service
 
     def serve_http(self, host: str, port: int) -> int:
         """Serve ``/metrics`` on ``host:port`` (port 0 picks one) in a daemon thread; returns the port."""

@@ -64,6 +64,7 @@ import re
 import signal
 import threading
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -115,6 +116,26 @@ class _Malformed:
     """Stands in for a request whose bytes did not parse."""
 
     error: str
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """An ``ObserveRequest`` converted: what its call keeps while it waits and is judged (the
+    protobuf message, a second copy of every field, is not kept)."""
+
+    run_id: str
+    step: Any  # plateau.types.Step
+    context: str | None
+    policy: Any  # dict[str, ToolPolicy] | None
+
+    @classmethod
+    def of(cls, request: Any, max_args_bytes: int) -> _Parsed:
+        """Convert ``request``; ``InvalidArgument`` naming the field."""
+        if not request.HasField("step"):
+            raise InvalidArgument("step", "is required")
+        step = convert.step_from_pb(request.step, max_args_bytes=max_args_bytes)
+        policy = convert.tool_policy_from_pb(request.tool_policy) if request.tool_policy else None
+        return cls(request.run_id, step, request.context or None, policy)
 
 
 def _lenient(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
@@ -249,7 +270,7 @@ class PlateauService:
         health = self.store_health
         if health is None:
             return await self.admission.run(tenant, size, _left(deadline), self._pool, fn)
-        health.refuse_if_open()
+        health.refuse_if_open(tenant)
         call = asyncio.ensure_future(self.admission.run(tenant, size, _left(deadline), self._pool, fn))
         health.calls.add(call)
         try:
@@ -264,13 +285,18 @@ class PlateauService:
             if not call.done():
                 call.cancel()
 
-    async def _body(self, tenant: str, requests: AsyncIterator[bytes], deadline: float) -> bytes:
-        """The request's bytes, received in a receive slot (the body is read only now, after auth)."""
+    async def _body(self, tenant: str, context: grpc.aio.ServicerContext, deadline: float) -> bytes:
+        """The request's bytes, received in a receive slot (the body is read only now, after auth).
+
+        Read with ``context.read()``, not by iterating the handler's request iterator: gRPC's
+        iterator is an async generator that keeps the last message it yielded until asked for
+        the next, so the body would stay in memory for the whole call (issue 22, item 8)."""
 
         async def first() -> bytes:
-            async for data in requests:
-                return data
-            raise InvalidArgument("request", "is missing (the call ended before its message)")
+            data = await context.read()
+            if data is grpc.aio.EOF:
+                raise InvalidArgument("request", "is missing (the call ended before its message)")
+            return data  # type: ignore[no-any-return]
 
         return await self.admission.read(tenant, first, _left(deadline))
 
@@ -345,36 +371,39 @@ class PlateauService:
             raise InvalidArgument("request", f"cannot be parsed ({request.error}); string fields must be valid UTF-8")
 
     # ------------------------------------------------------------------ observe
-    async def _observe_one(self, data: bytes, tenant: str, deadline: float, fields: dict[str, Any]) -> pb.Verdict:
-        """One ``ObserveRequest`` (its bytes): hold them, parse in a work slot, wait for the step's
-        predecessor (holding no slot), judge in a work slot."""
-        size = len(data)
+    async def _observe_one(self, box: list[bytes], tenant: str, deadline: float, fields: dict[str, Any]) -> pb.Verdict:
+        """One ``ObserveRequest`` (its bytes, the one item of ``box``, taken out so that nothing
+        else keeps them): hold them, parse and convert in a work slot, wait for the step's
+        predecessor (holding no slot), judge in a work slot.
+
+        What a call keeps while it waits or is judged is the converted step alone: the raw
+        bytes and the protobuf message are dropped once converted (issue 22, item 8)."""
+        size = len(box[0])
         self.admission.hold(tenant, size)
         try:
-            request = await self._admitted(tenant, size, deadline, lambda stop: _PARSE_OBSERVE(data))
-            data = b""
-            self._check(request)
-            fields.update(tenant=tenant, run_id=request.run_id[:256])
-            if not request.HasField("step"):
-                raise InvalidArgument("step", "is required")
-            fields["step"] = request.step.index
-            return await self._observe_parsed(request, tenant, size, deadline)
+            def parse(stop: threading.Event) -> _Parsed:
+                request = _PARSE_OBSERVE(box.pop())  # the raw bytes go with this frame
+                self._check(request)
+                return _Parsed.of(request, self.config.max_field_chars)
+
+            parsed = await self._admitted(tenant, size, deadline, parse)
+            fields.update(tenant=tenant, run_id=parsed.run_id[:256], step=parsed.step.index)
+            return await self._observe_parsed(parsed, tenant, size, deadline)
         finally:
+            box.clear()
             self.admission.unhold(tenant, size)
 
-    async def _observe_parsed(self, request: Any, tenant: str, size: int, deadline: float) -> pb.Verdict:
+    async def _observe_parsed(self, request: _Parsed, tenant: str, size: int, deadline: float) -> pb.Verdict:
         key = (tenant, request.run_id)
         budget = min(_left(deadline), self.config.order_wait_seconds)
         order_deadline = time.monotonic() + budget
 
         def observe(stop: threading.Event) -> pb.Verdict:
-            # parsing (JSON args of up to max_field_chars) and judging both run in the pool
-            step = convert.step_from_pb(request.step, max_args_bytes=self.config.max_field_chars)
-            policy = convert.tool_policy_from_pb(request.tool_policy) if request.tool_policy else None
             if stop.is_set():
                 raise Dropped("the caller went away")
             left = max(0.0, order_deadline - time.monotonic())
-            verdict = self.engine.observe(request.run_id, step, request.context or None, tenant=tenant, timeout=left, tool_policy=policy)
+            verdict = self.engine.observe(request.run_id, request.step, request.context, tenant=tenant, timeout=left,
+                                          tool_policy=request.policy)
             return convert.verdict_to_pb(verdict)
 
         async with self.arrivals.arrive(key, request.step.index) as arrival:
@@ -389,8 +418,8 @@ class PlateauService:
             tenant = self._tenant(context)
             fields["tenant"] = tenant
             deadline = self._deadline(context)
-            data = await self._body(tenant, requests, deadline)
-            return await self._observe_one(data, tenant, deadline, fields)
+            # the body goes straight into the box _observe_one empties: no frame here keeps it
+            return await self._observe_one([await self._body(tenant, context, deadline)], tenant, deadline, fields)
 
         return await self._call("Observe", context, work)  # type: ignore[no-any-return]
 
@@ -404,11 +433,11 @@ class PlateauService:
             tenant = self._tenant(context)
             fields["tenant"] = tenant
             deadline = self._deadline(context)
-            data = await self._body(tenant, requests, deadline)
-            size = len(data)
+            box = [await self._body(tenant, context, deadline)]
+            size = len(box[0])
 
             def call(stop: threading.Event) -> Any:
-                request = parse(data)
+                request = parse(box.pop())  # parsed, the raw bytes are no longer kept
                 self._check(request)
                 if stop.is_set():
                     raise Dropped("the caller went away")
@@ -418,6 +447,7 @@ class PlateauService:
             try:
                 return await self._admitted(tenant, size, deadline, call)
             finally:
+                box.clear()
                 self.admission.unhold(tenant, size)
 
         return await self._call(name, context, work)
@@ -447,12 +477,14 @@ class PlateauService:
         if self.metrics is not None:
             self.metrics.open_streams.set(self.admission.streams.total)
 
-    async def _next(self, requests: AsyncIterator[Any]) -> Any:
+    async def _next(self, context: grpc.aio.ServicerContext) -> Any:
         """The stream's next request, or a sentinel at its end; idle too long is DEADLINE_EXCEEDED,
-        and a server shutting down ends the stream as UNAVAILABLE (rather than cancelling it)."""
+        and a server shutting down ends the stream as UNAVAILABLE (rather than cancelling it).
+        Read with ``context.read()`` (see :meth:`_body`: gRPC's request iterator would keep each
+        message until the next arrives)."""
         if self._closing is None:
             self._closing = asyncio.Event()
-        receive = asyncio.ensure_future(anext(requests))
+        receive = asyncio.ensure_future(context.read())
         # a stream cancelled while this read finishes (the client went away) never asks for the
         # read's outcome: mark it seen, so asyncio does not log "exception was never retrieved"
         receive.add_done_callback(_seen)
@@ -464,10 +496,8 @@ class PlateauService:
             if not receive.done():
                 receive.cancel()
         if receive in done:
-            try:
-                return receive.result()
-            except StopAsyncIteration:
-                return _END
+            data = receive.result()
+            return _END if data is grpc.aio.EOF else data
         if closing in done:
             raise _Aborted(grpc.StatusCode.UNAVAILABLE, "server: shutting down; reconnect and resend the next request")
         raise _Aborted(grpc.StatusCode.DEADLINE_EXCEEDED, f"stream: nothing received for {self.config.stream_idle_seconds:g} s; closed")
@@ -498,13 +528,12 @@ class PlateauService:
             fields["tenant"] = tenant
             await self._stream_slot(tenant)
             try:
-                it = aiter(requests)
                 count = 0
                 while True:
-                    data = await self._next(it)
-                    if data is _END:
+                    box = [await self._next(context)]
+                    if box[0] is _END:
                         break
-                    verdict = await self._observe_one(data, tenant, self._deadline(context), fields)
+                    verdict = await self._observe_one(box, tenant, self._deadline(context), fields)
                     count += 1
                     fields["steps"] = count
                     await self._write(context, verdict)
@@ -573,9 +602,8 @@ class PlateauService:
             await self._stream_slot(tenant)
             try:
                 guards = ChannelGuards(embedder=self.engine.embedder)  # the semantic layer steers on sentences
-                it = aiter(requests)
                 while True:
-                    data = await self._next(it)
+                    data = await self._next(context)
                     if data is _END:
                         break
                     size = len(data)
@@ -708,13 +736,15 @@ class _StoreHealth:
         self.calls: set[asyncio.Future[Any]] = set()
         #: Those of :attr:`calls` cancelled by the breaker opening.
         self.tripped: set[asyncio.Future[Any]] = set()
-        #: Calls refused by the open breaker (a counter for tests and metrics).
+        #: Calls refused by the open breaker (a counter for tests and metrics), and by tenant.
         self.refused = 0
+        self.refused_by: Counter[str] = Counter()
 
-    def refuse_if_open(self) -> None:
+    def refuse_if_open(self, tenant: str = "") -> None:
         """Raise :class:`StoreOutOfService` when the breaker is open (health ``NOT_SERVING``)."""
         if not self.serving:
             self.refused += 1
+            self.refused_by[tenant] += 1
             raise StoreOutOfService(self.cause)
 
     async def probe(self) -> tuple[bool, str]:
@@ -896,6 +926,8 @@ async def start_server(
     if metrics is not None:
         metrics.instrument(engine)
     service = PlateauService(engine, workers=workers, auth=auth, metrics=metrics)
+    if metrics is not None:
+        metrics.watch(service)
     server.add_generic_rpc_handlers((service.handlers(),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

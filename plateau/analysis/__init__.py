@@ -14,6 +14,8 @@ of one step. The engine keeps locks, order and storage, and no analysis.
 
 from __future__ import annotations
 
+import math
+import sys
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,6 +41,23 @@ __all__ = ["Detector", "Finding", "RunAnalysis", "StepFacts"]
 #: One shared instance of each detector that keeps no state (an instance without attributes):
 #: runs store only the detectors whose state is theirs.
 _STATELESS: dict[str, Detector] = {d.name: d() for d in DETECTORS if not vars(d())}
+
+
+#: The integral values 0..64 signals take most (counts, flags), one float object each.
+_INTEGRAL = {float(i): float(i) for i in range(65)}
+
+
+def _compact(signals: dict[str, float]) -> dict[str, float]:
+    """``signals`` with its names interned and its integral values shared: a run keeps every
+    verdict (its history), ~30 signals each, and names built per step (``score.*``,
+    ``text.*``) and counts as new floats were ~0.6 KiB of each (issue 22, item 12). Equal
+    values, the same order: nothing a caller sees changes."""
+    out: dict[str, float] = {}
+    for name, value in signals.items():
+        if type(value) is float and value in _INTEGRAL and math.copysign(1.0, value) > 0:
+            value = _INTEGRAL[value]
+        out[sys.intern(name)] = value
+    return out
 
 
 class RunAnalysis:
@@ -130,7 +149,7 @@ class RunAnalysis:
             state=decision.state,
             score=evidence.score,
             reasons=tuple(sorted(set(evidence.reasons) | set(decision.reasons))),
-            signals=signals,
+            signals=_compact(signals),
             message=decision.message,
         )
 

@@ -378,7 +378,7 @@ def test_the_request_bytes_a_server_admits_are_bounded_by_a_stated_multiple_of_t
     config = Config()
     m = config.max_message_bytes
     admission = Admission(config)
-    assert admission.byte_budget == 2 * m and admission.held_budget == 4 * m and admission.receive.slots.capacity == 4
+    assert admission.byte_budget == 2 * m and admission.held_budget == 4 * m and admission.receive.slots.capacity == 2
     assert admission.request_bytes_bound == 8 * m and admission.request_memory_bound == 18 * m
     held = 0
     with pytest.raises(LimitExceeded, match="held, the server's limit"):
@@ -386,3 +386,106 @@ def test_the_request_bytes_a_server_admits_are_bounded_by_a_stated_multiple_of_t
             admission.hold("", m)
             held += 1
     assert held == 4 and admission.held == 4 * m
+
+
+# ----------------------------------------------------------------------------- refusals in the metrics
+def _refused(metrics: Any) -> dict[tuple[str, str], float]:
+    """``plateau_refused_total`` by (reason, tenant), parsed from the Prometheus text."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out: dict[tuple[str, str], float] = {}
+    for family in text_string_to_metric_families(metrics.render()):
+        for sample in family.samples:
+            if sample.name == "plateau_refused_total":
+                out[(sample.labels["reason"], sample.labels["tenant"])] = sample.value
+    return out
+
+
+def test_refusals_are_exported_by_reason_and_tenant(tmp_path: Path) -> None:
+    """Calls refused by admission (streams over the tenant's share, request bytes over its share) and by the store's
+    breaker (health NOT_SERVING) are counted in plateau_refused_total with their reason and tenant, one per refusal."""
+    pytest.importorskip("prometheus_client")
+    from plateau.metrics import Metrics
+
+    store = SqliteStore(tmp_path / "runs.sqlite")
+    engine = Engine(Config(max_concurrent_streams=4, health_probe_seconds=0.1), HashingEmbedder(), store=store)
+    metrics = Metrics()
+    with (ServerThread(engine, auth=_tenants(), metrics=metrics) as server, grpc.insecure_channel(server.target) as channel,
+          Client.remote(server.target, token=TOKEN_B) as beta):
+        assert _refused(metrics) == {}
+        held, codes = [], []
+        for _ in range(5):
+            responses, release = _open_stream(channel, TOKEN_A)
+            held.append((responses, release))
+            try:
+                next(responses)
+                codes.append(grpc.StatusCode.OK)
+            except grpc.RpcError as exc:
+                codes.append(exc.code())
+        assert codes == [grpc.StatusCode.OK] * 2 + [grpc.StatusCode.RESOURCE_EXHAUSTED] * 3
+        for _, release in held:
+            release.set()
+        admission = server.running.service.admission
+        admission.hold("beta", admission.tenant_held_budget)  # beta's share of request bytes is used up
+        try:
+            with pytest.raises(LimitExceeded, match="share"):
+                beta.observe("b", Step(index=0, text="one step"))
+        finally:
+            admission.unhold("beta", admission.tenant_held_budget)
+        with store._lock:
+            store._db.execute("PRAGMA query_only=1")
+        health = health_pb2_grpc.HealthStub(channel)
+        _wait_health(health, health_pb2.HealthCheckResponse.NOT_SERVING)
+        observe = channel.unary_unary(OBSERVE, request_serializer=pb.ObserveRequest.SerializeToString)
+        for i in range(2):  # raw calls: one attempt each (the client retries UNAVAILABLE)
+            with pytest.raises(grpc.RpcError) as info:
+                observe(_request("b", text=f"step {i}"), metadata=_auth(TOKEN_B), timeout=10)
+            assert info.value.code() == grpc.StatusCode.UNAVAILABLE
+        with store._lock:
+            store._db.execute("PRAGMA query_only=0")
+        assert _refused(metrics) == {("streams_share", "alpha"): 3, ("request_bytes_share", "beta"): 1,
+                                     ("store_out_of_service", "beta"): 2}
+    engine.close()
+
+
+def test_a_step_waiting_for_its_predecessor_keeps_its_converted_step_but_not_its_request_bytes() -> None:
+    """Issue 22 #8: once a request is parsed and converted its raw bytes are dropped: while step 1 (3 MB of args)
+    waits for step 0, which is being judged, no block of the request's size allocated by the server's receive is
+    alive (counted with tracemalloc; before, the body stayed referenced until the call ended, by the handler and by
+    gRPC's request iterator: one such block)."""
+    import json
+    import time
+    import tracemalloc
+
+    gated = GatedEmbedder()
+    engine = Engine(Config(max_message_bytes=8 << 20, max_field_chars=7_000_000), gated)
+    big = json.dumps({"blob": "x" * 3_000_000}).encode()
+    request = _request("r", 1, tool="write_file", args_json=big)
+    size = request.ByteSize()
+    options = [("grpc.max_send_message_length", 16 << 20)]
+    with ServerThread(engine) as server, grpc.insecure_channel(server.target, options=options) as channel, ThreadPoolExecutor(2) as pool:
+        observe = channel.unary_unary(OBSERVE, request_serializer=pb.ObserveRequest.SerializeToString,
+                                      response_deserializer=pb.Verdict.FromString)
+        first = pool.submit(observe, _request("r", 0), timeout=60)
+        assert gated.entered.acquire(timeout=30)  # step 0 is being embedded
+        tracemalloc.start(16)
+        try:
+            second = pool.submit(observe, request, timeout=60)
+            service = server.running.service
+            for _ in range(600):
+                if service.arrivals.count(("", "r")) >= 2:
+                    break
+                time.sleep(0.05)
+            assert service.arrivals.count(("", "r")) == 2  # step 0 is judged, step 1 waits for it
+            time.sleep(0.2)
+            snapshot = tracemalloc.take_snapshot()
+        finally:
+            tracemalloc.stop()
+        # the body is allocated by gRPC's receive (C code) with the server's read as the innermost Python frame
+        received = [t for t in snapshot.traces if t.size >= size and t.traceback[-1].filename.endswith("plateau/server.py")]
+        converted = [t for t in snapshot.traces if t.size >= len(big) and t.traceback[-1].filename.endswith("json/encoder.py")]
+        gated.open.set()
+        assert first.result(timeout=60).step_index == 0 and second.result(timeout=60).step_index == 1
+    assert received == [], [str(t.traceback) for t in received]
+    assert len(converted) >= 1  # the converted step (its canonical args) is what the waiting call keeps
+    engine.close()

@@ -194,7 +194,8 @@ class DialogueDetector:
         labelled = ": " in seg and (_LABEL.search(s, max(0, start - 1)) is not None or b.near0 == 0)
         if labelled:
             fire = self._labels(b, s, start)
-        fire = fire or self._line_end(b)
+        if self._label_fire is not None:
+            fire = fire or self._line_end(b)
         if not (
             "<" in seg
             or "INST]" in seg

@@ -49,6 +49,7 @@ _MAX_LINE = 512  # characters of a line kept as its key
 _WORDS_IN = 96  # words are counted in the first characters of a line only
 _DIGITS = re.compile(r"\d+")
 _FIELD = re.compile(r"[\d\W_]*")  # a line's leading field: digits and punctuation, up to its first letter
+_NO_RUN = ("", 0, 0, "")  # no numbered run
 
 
 _MAX_RECORD = 8  # lines of a multi-line record looked for (a subtitle block is 3, with its blank line 4)
@@ -223,11 +224,13 @@ class LineDetector:
             return run, None
         if "```" in key:
             self._fences += key.count("```")
-            return ("", 0, 0, ""), None
+            return _NO_RUN, None
+        if key[0].isalpha():  # the common line: no leading field (a letter is neither \d, \W nor _)
+            return _NO_RUN, None
         field = _FIELD.match(key)
         n = field.end() if field is not None else 0
         if n == 0 or n == len(key) or len(_DIGITS.findall(key, 0, n)) < 2:
-            return ("", 0, 0, ""), None
+            return _NO_RUN, None
         folded = _DIGITS.sub("0", key[:n]) + key[n:]
         if folded == run[0]:
             run = (folded, run[1] + 1, run[2], run[3])
@@ -328,7 +331,11 @@ class LineDetector:
             if fire is not None:
                 continue
             key = line.strip()
-            self._run, f = self._numbered(key, line_start, base + nl, self._run)
+            if key[:1].isalpha() and "```" not in key:  # no leading field: no numbered run (see _numbered)
+                self._run = _NO_RUN
+                f = None
+            else:
+                self._run, f = self._numbered(key, line_start, base + nl, self._run)
             if key and f is None:
                 f = self._record(self._records, key, line_start, base + nl)
             self._read = base + nl + 1

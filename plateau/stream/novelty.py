@@ -112,7 +112,7 @@ class NoveltyDetector:
         zeros = repeat(0)
         prev = list(map(operator.add, map(cur.get, grams, zeros), map(self._old.get, grams, zeros)))
         b.seen = len(prev) - prev.count(0)
-        fresh = sum(map(self._rep.__gt__, prev))
+        fresh = sum(map(prev.count, range(self._rep)))  # n-grams seen fewer than novelty_min_repeats times (counts are >= 0)
         _count_elements(cur, grams)
         self._cur_total += len(grams)
         if self._cur_total >= self._generation:

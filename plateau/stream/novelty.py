@@ -20,13 +20,13 @@ novelty_window`` per later n-gram (a window of about ``novelty_window`` n-grams 
 the cost of three multiplications per block); no verdict before ``novelty_window`` n-grams.
 
 Every step runs in bulk, per block: the n-grams are ``zip`` of the token list (shared with the
-drift detector), their earlier counts two ``map(dict.get)``, the count update the C helper of
-``Counter.update`` -- no Python loop per token.
+drift detector), their earlier counts one ``map(dict.get)`` over a dict holding both generations'
+counts (rebuilt as a copy of the current generation when it becomes the previous one), the count
+updates the C helper of ``Counter.update`` -- no Python loop per token.
 """
 
 from __future__ import annotations
 
-import operator
 import re
 from collections import deque
 from itertools import repeat
@@ -82,6 +82,7 @@ class NoveltyDetector:
     def _reset(self) -> None:
         self._cur: dict[tuple[str, ...], int] = {}  # counts of the current generation
         self._old: dict[tuple[str, ...], int] = {}  # counts of the previous generation
+        self._both: dict[tuple[str, ...], int] = {}  # counts of the two generations (one lookup per n-gram)
         self._cur_total = 0
         self._recent: deque[list[tuple[str, ...]]] = deque(maxlen=self._recent_blocks)  # n-grams of the last blocks
         self._seen_grams = 0
@@ -108,15 +109,17 @@ class NoveltyDetector:
         grams = b.grams
         if not grams:
             return None
-        cur = self._cur
-        zeros = repeat(0)
-        prev = list(map(operator.add, map(cur.get, grams, zeros), map(self._old.get, grams, zeros)))
+        both = self._both
+        prev = list(map(both.get, grams, repeat(0)))
         b.seen = len(prev) - prev.count(0)
         fresh = sum(map(prev.count, range(self._rep)))  # n-grams seen fewer than novelty_min_repeats times (counts are >= 0)
-        _count_elements(cur, grams)
+        _count_elements(self._cur, grams)
+        _count_elements(both, grams)
         self._cur_total += len(grams)
         if self._cur_total >= self._generation:
-            self._old = cur
+            # The previous generation is dropped: the two generations' counts are the current one's.
+            self._old = self._cur
+            self._both = dict(self._cur)
             self._cur = {}
             self._cur_total = 0
         piece = b.piece

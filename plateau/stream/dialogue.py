@@ -169,7 +169,8 @@ class DialogueDetector:
         that completes the marker, not at the end of its block.
         """
         fire = self._update(b)
-        if fire is None and self.hot():
+        # hot() needs a turn, a label, a reopened turn or a pending fire (dialogue_turns >= 2)
+        if fire is None and (self._turns or self._speakers or self._reopened or self._label_fire is not None) and self.hot():
             b.arm(Armed(at=b.end, source=self, key=("dialogue",), data=()))
         return fire
 

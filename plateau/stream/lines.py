@@ -333,11 +333,16 @@ class LineDetector:
             key = line.strip()
             if key[:1].isalpha() and "```" not in key:  # no leading field: no numbered run (see _numbered)
                 self._run = _NO_RUN
-                f = None
+                rec = self._records
+                if rec.since >= _NO_TIME and not key[-1].isdigit():  # a worded line, no time line near: only kept (_Records.push)
+                    rec.lines.append((key, key, line_start, False, False))
+                    f = None
+                else:
+                    f = self._record(rec, key, line_start, base + nl)
             else:
                 self._run, f = self._numbered(key, line_start, base + nl, self._run)
-            if key and f is None:
-                f = self._record(self._records, key, line_start, base + nl)
+                if key and f is None:
+                    f = self._record(self._records, key, line_start, base + nl)
             self._read = base + nl + 1
             if f is not None:
                 fire = f

@@ -22,6 +22,7 @@ fires, the probe, the block), so a fire depends only on the text.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from plateau.stream.block import Block, Splitter, Tail
@@ -45,6 +46,12 @@ _TAIL_SLACK = 4096
 _NEVER = 1 << 62
 _MAX_ARMED = 16  # armed fires kept (the earliest due)
 _PROBE_TEXT = 224  # characters before a half-block probe it reads: four copies of its longest unit and more
+
+
+@lru_cache(maxsize=1)
+def _default_config() -> StreamGuardConfig:
+    """The default configuration, validated once (it is immutable)."""
+    return StreamGuardConfig()
 
 
 class StreamGuard:
@@ -121,7 +128,7 @@ class StreamGuard:
         if channel not in CHANNELS:
             raise ValueError(f"channel must be one of {', '.join(CHANNELS)}, got {channel!r}")
         if config is None:
-            config = StreamGuardConfig()
+            config = _default_config()
         elif not isinstance(config, StreamGuardConfig):
             raise TypeError(f"config must be a StreamGuardConfig or None, got {type(config).__name__}")
         self.channel = channel

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from functools import lru_cache
 from itertools import repeat
 from typing import Any
 
@@ -72,7 +73,7 @@ class NoveltyDetector:
         self._max_non_prose = max(1, _MAX_NON_PROSE * config.block // 64)
         self._generation = max(1, config.novelty_lookback // 2)
         self._decay = 1.0 - 1.0 / config.novelty_window
-        self._powers = [self._decay**i for i in range(4 * config.block)]
+        self._powers = _powers(self._decay, 4 * config.block)
         self._recent_blocks = max(2, 6 * config.novelty_window // config.block)
         self._rep = config.novelty_min_repeats
         self._max_fresh = config.novelty_max_fresh
@@ -111,8 +112,10 @@ class NoveltyDetector:
             return None
         both = self._both
         prev = list(map(both.get, grams, repeat(0)))
-        b.seen = len(prev) - prev.count(0)
-        fresh = sum(map(prev.count, range(self._rep)))  # n-grams seen fewer than novelty_min_repeats times (counts are >= 0)
+        unseen = prev.count(0)
+        b.seen = len(prev) - unseen
+        # n-grams seen fewer than novelty_min_repeats times (counts are >= 0)
+        fresh = unseen + prev.count(1) if self._rep == 2 else sum(map(prev.count, range(self._rep)))
         _count_elements(self._cur, grams)
         _count_elements(both, grams)
         self._cur_total += len(grams)
@@ -171,6 +174,12 @@ class NoveltyDetector:
             cut_offset=b.s0 + cut,
             copies=len(offs),
         )
+
+
+@lru_cache(maxsize=16)
+def _powers(decay: float, n: int) -> tuple[float, ...]:
+    """``decay ** i`` for ``i`` in ``0..n-1`` (shared by the guards of one configuration)."""
+    return tuple(decay**i for i in range(n))
 
 
 def sentence_start(text: str, i: int) -> int:

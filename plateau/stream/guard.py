@@ -169,6 +169,7 @@ class StreamGuard:
             self._semantic = SemanticRecurrence(self.embedder, cfg, background=self.semantic_background)
             self._recheck = RecheckDetector(cfg, templated=self.channel == "reasoning")
             self._detectors += (self._recheck,)
+        self._updates = tuple(d.update for d in self._detectors)
         self._armed: dict[tuple[Any, ...], Armed] = {}  # fires predicted past the last block, by key
         self._due = _NEVER  # the earliest offset an armed fire falls due at
         self._probed = -1  # the absolute offset of the last half-block probe
@@ -415,8 +416,8 @@ class StreamGuard:
         tail.push(piece)
         block = self._splitter.block(tail, piece)
         fire: Fire | None = None
-        for detector in self._detectors:
-            f = detector.update(block)
+        for update in self._updates:
+            f = update(block)
             if f is not None and (fire is None or f.at < fire.at) and not self._excused(f, block):
                 fire = f
         if block.armed is not None and fire is None:

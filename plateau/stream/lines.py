@@ -352,7 +352,7 @@ class LineDetector:
             lines = self._lines
             count = self.counts
             lines.append((key, line_start))
-            count[key] += 1
+            count[key] = count.get(key, 0) + 1  # dict.get: no Counter.__missing__ call for a new line
             totals = self.totals
             if self.track_totals:
                 if len(totals) > 4096:
@@ -362,7 +362,7 @@ class LineDetector:
                 old, _ = lines.popleft()
                 count[old] -= 1
                 if count[old] == 0:
-                    del count[old]
+                    count.pop(old)  # dict.pop: Counter.__delitem__ is a Python method
             if len(lines) == cfg.line_window and len(count) <= cfg.line_max_distinct and base + nl + 1 >= cfg.min_chars:
                 top, _ = count.most_common(1)[0]
                 starts = [off for line_key, off in lines if line_key == top]

@@ -7,9 +7,12 @@ of the last (DialoGPT and TinyLlama self-dialogues, ChatML ``<|im_start|>user`` 
 text with one regular expression -- the template markers ``<|im_start|>ROLE``,
 ``<|start_header_id|>ROLE<|end_header_id|>``, ``<start_of_turn>ROLE``, ``<|ROLE|>``,
 ``[INST]`` / ``[/INST]``, ``### Instruction:`` / ``### Response:`` and a line holding only
-``user`` or ``assistant``; and speaker labels ``Name:`` starting a line, unindented (one or
+``user`` or ``assistant``; and speaker labels ``Name:`` starting a line (one or
 two capitalised words, ``User:``, ``AI Assistant:``, ``Bob:``; a colon, a space and the turn's
-text) -- and counts the self-dialogue per *cycle*:
+text). Leading indentation is not content: a line's indentation (spaces, tabs) is folded
+before a label or marker is recognised, as whitespace runs are folded before copies are
+compared (:mod:`~plateau.stream.fold`) -- a transcript indented by eight spaces is the same
+transcript -- and counts the self-dialogue per *cycle*:
 the shortest repeating sequence of roles (``user`` then ``assistant``), each cycle one turn
 pair. It fires
 
@@ -83,7 +86,9 @@ _MARKER = re.compile(
     r"|(?P<z><\|im_end\|>|<\|eot_id\|>|<end_of_turn>|<\|end\|>|</s>)",
 )
 #: A line-initial speaker label (one or two capitalised words, a colon, a space and the turn's text).
-_LABEL = re.compile(r"\n([A-Z][A-Za-z]{0,15}(?:[ ][A-Z][A-Za-z]{0,15})?)[ \t]*:[ \t]+(?=\S)")
+#: Leading indentation is not content: a label indented by spaces or tabs is a label (as the
+#: template markers above are), the indentation folded as whitespace is in copy comparison.
+_LABEL = re.compile(r"\n[ \t]*([A-Z][A-Za-z]{0,15}(?:[ ][A-Z][A-Za-z]{0,15})?)[ \t]*:[ \t]+(?=\S)")
 #: What a block must hold for the template-marker expression to run (with "<", "INST]", "###").
 _BARE = re.compile(r"\n(?:user|assistant|human|model)[ \t]*\n")
 #: Speaker names that are chat roles: alternating labels of two of these are turns of a chat.
@@ -169,7 +174,8 @@ class DialogueDetector:
         that completes the marker, not at the end of its block.
         """
         fire = self._update(b)
-        if fire is None and self.hot():
+        # hot() needs a turn, a label, a reopened turn or a pending fire (dialogue_turns >= 2)
+        if fire is None and (self._turns or self._speakers or self._reopened or self._label_fire is not None) and self.hot():
             b.arm(Armed(at=b.end, source=self, key=("dialogue",), data=()))
         return fire
 
@@ -194,7 +200,8 @@ class DialogueDetector:
         labelled = ": " in seg and (_LABEL.search(s, max(0, start - 1)) is not None or b.near0 == 0)
         if labelled:
             fire = self._labels(b, s, start)
-        fire = fire or self._line_end(b)
+        if self._label_fire is not None:
+            fire = fire or self._line_end(b)
         if not (
             "<" in seg
             or "INST]" in seg
@@ -266,7 +273,7 @@ class DialogueDetector:
             if at < self._label_seen:
                 continue
             self._label_seen = base + m.end()
-            if at == 0:  # the response labels its own answer: the turns it writes for both sides follow
+            if base + m.start() == -1:  # at the stream's start, indented or not: the response labels its own answer
                 continue
             self._at = base + m.end()  # the turn's first character completes the label
             fire = fire or self._speaker(b, m.group(1), at, base + m.end())

@@ -22,6 +22,7 @@ fires, the probe, the block), so a fire depends only on the text.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from plateau.stream.block import Block, Splitter, Tail
@@ -45,6 +46,12 @@ _TAIL_SLACK = 4096
 _NEVER = 1 << 62
 _MAX_ARMED = 16  # armed fires kept (the earliest due)
 _PROBE_TEXT = 224  # characters before a half-block probe it reads: four copies of its longest unit and more
+
+
+@lru_cache(maxsize=1)
+def _default_config() -> StreamGuardConfig:
+    """The default configuration, validated once (it is immutable)."""
+    return StreamGuardConfig()
 
 
 class StreamGuard:
@@ -121,7 +128,7 @@ class StreamGuard:
         if channel not in CHANNELS:
             raise ValueError(f"channel must be one of {', '.join(CHANNELS)}, got {channel!r}")
         if config is None:
-            config = StreamGuardConfig()
+            config = _default_config()
         elif not isinstance(config, StreamGuardConfig):
             raise TypeError(f"config must be a StreamGuardConfig or None, got {type(config).__name__}")
         self.channel = channel
@@ -162,6 +169,7 @@ class StreamGuard:
             self._semantic = SemanticRecurrence(self.embedder, cfg, background=self.semantic_background)
             self._recheck = RecheckDetector(cfg, templated=self.channel == "reasoning")
             self._detectors += (self._recheck,)
+        self._updates = tuple(d.update for d in self._detectors)
         self._armed: dict[tuple[Any, ...], Armed] = {}  # fires predicted past the last block, by key
         self._due = _NEVER  # the earliest offset an armed fire falls due at
         self._probed = -1  # the absolute offset of the last half-block probe
@@ -408,8 +416,8 @@ class StreamGuard:
         tail.push(piece)
         block = self._splitter.block(tail, piece)
         fire: Fire | None = None
-        for detector in self._detectors:
-            f = detector.update(block)
+        for update in self._updates:
+            f = update(block)
             if f is not None and (fire is None or f.at < fire.at) and not self._excused(f, block):
                 fire = f
         if block.armed is not None and fire is None:

@@ -49,6 +49,7 @@ _MAX_LINE = 512  # characters of a line kept as its key
 _WORDS_IN = 96  # words are counted in the first characters of a line only
 _DIGITS = re.compile(r"\d+")
 _FIELD = re.compile(r"[\d\W_]*")  # a line's leading field: digits and punctuation, up to its first letter
+_NO_RUN = ("", 0, 0, "")  # no numbered run
 
 
 _MAX_RECORD = 8  # lines of a multi-line record looked for (a subtitle block is 3, with its blank line 4)
@@ -223,11 +224,13 @@ class LineDetector:
             return run, None
         if "```" in key:
             self._fences += key.count("```")
-            return ("", 0, 0, ""), None
+            return _NO_RUN, None
+        if key[0].isalpha():  # the common line: no leading field (a letter is neither \d, \W nor _)
+            return _NO_RUN, None
         field = _FIELD.match(key)
         n = field.end() if field is not None else 0
         if n == 0 or n == len(key) or len(_DIGITS.findall(key, 0, n)) < 2:
-            return ("", 0, 0, ""), None
+            return _NO_RUN, None
         folded = _DIGITS.sub("0", key[:n]) + key[n:]
         if folded == run[0]:
             run = (folded, run[1] + 1, run[2], run[3])
@@ -328,9 +331,18 @@ class LineDetector:
             if fire is not None:
                 continue
             key = line.strip()
-            self._run, f = self._numbered(key, line_start, base + nl, self._run)
-            if key and f is None:
-                f = self._record(self._records, key, line_start, base + nl)
+            if key[:1].isalpha() and "```" not in key:  # no leading field: no numbered run (see _numbered)
+                self._run = _NO_RUN
+                rec = self._records
+                if rec.since >= _NO_TIME and not key[-1].isdigit():  # a worded line, no time line near: only kept (_Records.push)
+                    rec.lines.append((key, key, line_start, False, False))
+                    f = None
+                else:
+                    f = self._record(rec, key, line_start, base + nl)
+            else:
+                self._run, f = self._numbered(key, line_start, base + nl, self._run)
+                if key and f is None:
+                    f = self._record(self._records, key, line_start, base + nl)
             self._read = base + nl + 1
             if f is not None:
                 fire = f
@@ -340,7 +352,7 @@ class LineDetector:
             lines = self._lines
             count = self.counts
             lines.append((key, line_start))
-            count[key] += 1
+            count[key] = count.get(key, 0) + 1  # dict.get: no Counter.__missing__ call for a new line
             totals = self.totals
             if self.track_totals:
                 if len(totals) > 4096:
@@ -350,7 +362,7 @@ class LineDetector:
                 old, _ = lines.popleft()
                 count[old] -= 1
                 if count[old] == 0:
-                    del count[old]
+                    count.pop(old)  # dict.pop: Counter.__delitem__ is a Python method
             if len(lines) == cfg.line_window and len(count) <= cfg.line_max_distinct and base + nl + 1 >= cfg.min_chars:
                 top, _ = count.most_common(1)[0]
                 starts = [off for line_key, off in lines if line_key == top]

@@ -20,15 +20,16 @@ novelty_window`` per later n-gram (a window of about ``novelty_window`` n-grams 
 the cost of three multiplications per block); no verdict before ``novelty_window`` n-grams.
 
 Every step runs in bulk, per block: the n-grams are ``zip`` of the token list (shared with the
-drift detector), their earlier counts two ``map(dict.get)``, the count update the C helper of
-``Counter.update`` -- no Python loop per token.
+drift detector), their earlier counts one ``map(dict.get)`` over a dict holding both generations'
+counts (rebuilt as a copy of the current generation when it becomes the previous one), the count
+updates the C helper of ``Counter.update`` -- no Python loop per token.
 """
 
 from __future__ import annotations
 
-import operator
 import re
 from collections import deque
+from functools import lru_cache
 from itertools import repeat
 from typing import Any
 
@@ -72,7 +73,7 @@ class NoveltyDetector:
         self._max_non_prose = max(1, _MAX_NON_PROSE * config.block // 64)
         self._generation = max(1, config.novelty_lookback // 2)
         self._decay = 1.0 - 1.0 / config.novelty_window
-        self._powers = [self._decay**i for i in range(4 * config.block)]
+        self._powers = _powers(self._decay, 4 * config.block)
         self._recent_blocks = max(2, 6 * config.novelty_window // config.block)
         self._rep = config.novelty_min_repeats
         self._max_fresh = config.novelty_max_fresh
@@ -82,6 +83,7 @@ class NoveltyDetector:
     def _reset(self) -> None:
         self._cur: dict[tuple[str, ...], int] = {}  # counts of the current generation
         self._old: dict[tuple[str, ...], int] = {}  # counts of the previous generation
+        self._both: dict[tuple[str, ...], int] = {}  # counts of the two generations (one lookup per n-gram)
         self._cur_total = 0
         self._recent: deque[list[tuple[str, ...]]] = deque(maxlen=self._recent_blocks)  # n-grams of the last blocks
         self._seen_grams = 0
@@ -108,15 +110,19 @@ class NoveltyDetector:
         grams = b.grams
         if not grams:
             return None
-        cur = self._cur
-        zeros = repeat(0)
-        prev = list(map(operator.add, map(cur.get, grams, zeros), map(self._old.get, grams, zeros)))
-        b.seen = len(prev) - prev.count(0)
-        fresh = sum(map(self._rep.__gt__, prev))
-        _count_elements(cur, grams)
+        both = self._both
+        prev = list(map(both.get, grams, repeat(0)))
+        unseen = prev.count(0)
+        b.seen = len(prev) - unseen
+        # n-grams seen fewer than novelty_min_repeats times (counts are >= 0)
+        fresh = unseen + prev.count(1) if self._rep == 2 else sum(map(prev.count, range(self._rep)))
+        _count_elements(self._cur, grams)
+        _count_elements(both, grams)
         self._cur_total += len(grams)
         if self._cur_total >= self._generation:
-            self._old = cur
+            # The previous generation is dropped: the two generations' counts are the current one's.
+            self._old = self._cur
+            self._both = dict(self._cur)
             self._cur = {}
             self._cur_total = 0
         piece = b.piece
@@ -168,6 +174,12 @@ class NoveltyDetector:
             cut_offset=b.s0 + cut,
             copies=len(offs),
         )
+
+
+@lru_cache(maxsize=16)
+def _powers(decay: float, n: int) -> tuple[float, ...]:
+    """``decay ** i`` for ``i`` in ``0..n-1`` (shared by the guards of one configuration)."""
+    return tuple(decay**i for i in range(n))
 
 
 def sentence_start(text: str, i: int) -> int:

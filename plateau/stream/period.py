@@ -69,6 +69,7 @@ _TRIES = 4  # earlier occurrences of an anchor tried
 _SHORT = 320  # (< Tail.NEAR - kgram) periods up to this many characters are found by searching back for the block's end
 _KEY = 24  # characters after a boundary that identify it
 _MAX_ANCHORS = 4096
+_NO_CARRY: dict[int, int] = {}  # the carry of a block without candidates (never written: runs are carried in a fresh dict)
 _CALM_TOKENS = 4  # a block with this many tokens, none in a recurring n-gram, skips the long-period keys
 _BOUNDARY = re.compile(r"[.!?:;\n][ \t\n]*")
 
@@ -113,6 +114,8 @@ class PeriodDetector:
         #: ``unit_copies``-th copy may complete before the block that first sees them ends
         #: (``p + kgram + block - 1 > unit_copies * p - 1``); 26 by default.
         self.probe_period = (config.kgram + config.block) // max(1, config.unit_copies - 1)
+        self._k = config.kgram
+        self._short = min(_SHORT, config.max_period)
         self._reset()
 
     def _reset(self) -> None:
@@ -131,33 +134,38 @@ class PeriodDetector:
 
     def update(self, b: Block) -> Fire | None:
         """Look for a repetition ending at this block's end."""
-        cfg = self.config
         s = b.near
         n = len(s)
-        k = cfg.kgram
+        k = self._k
         if "`" in b.piece:  # markers starting from 2 characters before the block (cut by its start)
             self._fences += s.count("```", max(0, b.nlo - 2))
-        carry: dict[int, int] = {}
-        tried: set[int] = set()
         periods: list[int] = []
         # Short periods: the anchor's nearest earlier occurrences within _SHORT characters.
         j = n - k
         if j > 0:
             anchor = s[j:]
-            stop = max(0, j - min(_SHORT, cfg.max_period))
-            pos = j
-            for _ in range(_TRIES):
-                pos = s.rfind(anchor, stop, pos + k - 1)
-                if pos < 0:
-                    break
-                periods.append(j - pos)
+            stop = max(0, j - self._short)
+            pos = s.rfind(anchor, stop, j + k - 1)
+            if pos >= 0:  # the common case, no earlier occurrence, costs one rfind
+                for _ in range(_TRIES):
+                    periods.append(j - pos)
+                    pos = s.rfind(anchor, stop, pos + k - 1)
+                    if pos < 0:
+                        break
         # Long periods: text after sentence and line boundaries seen before. A block whose word
         # n-grams are all new (the novelty detector counted them) cannot be a later copy of a
         # wordy unit: its boundaries are not registered (a loop registers its second copy and
         # is found on its third, when the span first allows a fire).
         if b.seen == 0 and len(b.tokens) >= _CALM_TOKENS:
+            if not periods:
+                self._carry = _NO_CARRY
+                return None
+            carry: dict[int, int] = {}
             self._carry = carry
-            return self._verify(b, periods, tried, carry)
+            return self._verify(b, periods, set(), carry)
+        cfg = self.config
+        carry = {}
+        tried: set[int] = set()
         anchors = self._anchors
         lo = max(0, b.nlo - _KEY)
         s0 = b.near0

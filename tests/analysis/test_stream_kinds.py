@@ -448,3 +448,83 @@ def test_semantic_steer_begins_on_the_same_block_whatever_the_chunking(real_cach
         guard = StreamGuard("reasoning", embedder=real_cached, semantic_background=False)
         first = next(i for i, c in enumerate(chunks) if guard.feed(c).steer)
         assert first == chunk_of(chunks, 9 * B - 1)  # seeded regression value: block 9 completes the window
+
+
+# ----------------------------------------------------------------------------- indentation is not content
+
+_ASKS = (
+    "What does the parser do with a quoted comma?",
+    "Where is the cache kept between two runs?",
+    "How many retries does the client make?",
+    "Which header does the router read first?",
+    "Why is the second worker idle?",
+)
+_REPLIES = (
+    "It keeps the comma inside the field.",
+    "In a folder next to the config file.",
+    "Three, each one after a longer pause.",
+    "The host header, before any cookie.",
+    "It waits for the first one to release the lock.",
+)
+
+
+def _transcript(indent: str, pairs: int, first: str = "Human", second: str = "AI Assistant") -> tuple[str, list[int]]:
+    """An answer, then ``pairs`` turn pairs under labels indented by ``indent``; where each turn's text begins."""
+    text, starts = "Hello! How can I help you today?\n", []
+    for q, a in zip(_ASKS[:pairs], _REPLIES[:pairs], strict=True):
+        for label, body in ((first, q), (second, a)):
+            text += f"{indent}{label}: "
+            starts.append(len(text))
+            text += body + "\n"
+    return text, starts
+
+
+@pytest.mark.parametrize("indent", ["", "    ", "        ", "\t", " \t  "])
+def test_an_indented_self_dialogue_fires_where_the_unindented_one_does(indent: str) -> None:
+    """'Human:' / 'AI Assistant:' turns indented by spaces or tabs are the same self-dialogue:
+    fire on the chunk that brings the newline ending the 6th label's turn (the third pair),
+    never on the chunk before it, and never with two pairs."""
+    text, starts = _transcript(indent, 5)
+    due = text.index("\n", starts[5])
+    for seed in range(4):
+        chunks = seeded(text, 500 + seed, 1, 12)
+        res = first_fire(chunks)
+        assert res.fired and res.reason == "stream.self_dialogue", (indent, res)
+        assert res.fired_at_chunk == chunk_of(chunks, due), (indent, seed, res.fired_at_chunk, chunk_of(chunks, due))
+        assert res.loop_start == text.index("Human:")
+        before = chunks[: chunk_of(chunks, due)]
+        assert not first_fire(before).fired
+    two, _ = _transcript(indent, 2)
+    assert not first_fire(seeded(two + ANSWER * 2, 510, 1, 12)).fired
+
+
+@pytest.mark.parametrize("indent", ["    ", "        "])
+def test_indented_labels_that_are_no_self_dialogue_stay_quiet(indent: str) -> None:
+    """Indentation does not make a record a dialogue: an indented FAQ the response presents,
+    indented 'Value:' / 'Dtype:' rows (no role names, no question) and an indented 'Name:' /
+    'Version:' listing stay quiet, chunked any way."""
+    faq, _ = _transcript(indent, 5, "User", "Assistant")
+    faq = faq.replace("Hello! How can I help you today?\n", "Here is a short FAQ:\n\n")
+    rows = "The values print as\n" + "".join(f"{indent}Value: {i}.0 km\n{indent}Dtype: float{16 * (i % 3 + 1)}\n" for i in range(8))
+    pkgs = "Installed:\n" + "".join(f"{indent}Name: pkg{i}\n{indent}Version: 1.{i}.0\n" for i in range(8))
+    for text in (faq, rows, pkgs):
+        for seed in range(3):
+            assert not first_fire(seeded(text, 520 + seed, 1, 12)).fired, (indent, text[:40])
+
+
+def test_an_indented_label_at_the_stream_start_is_the_answer_naming_itself() -> None:
+    """A label at the stream's very start -- indented or not -- is the response labelling its own
+    answer, not a turn it writes for the other side: the fire waits for the third pair after it,
+    on the same chunk whether the first label is indented or not."""
+    for indent in ("", "        "):
+        text = f"{indent}AI Assistant: Hello! How can I help you today?\n"
+        starts = []
+        for q, a in zip(_ASKS, _REPLIES, strict=True):
+            for label, body in (("Human", q), ("AI Assistant", a)):
+                text += f"{indent}{label}: "
+                starts.append(len(text))
+                text += body + "\n"
+        chunks = seeded(text, 530, 1, 12)
+        res = first_fire(chunks)
+        assert res.fired and res.reason == "stream.self_dialogue"
+        assert res.fired_at_chunk == chunk_of(chunks, text.index("\n", starts[5])), indent

@@ -147,6 +147,9 @@ def test_report_findings_are_the_located_lines_positions_masked() -> None:
         "src/app.tsx(#,#): error TS#: Type 'string' is not assignable to type 'number'.",
     )
     assert report_findings('Traceback (most recent call last):\n  File "a.py", line 3, in f\nValueError: x') == ()
+    frames = ("tests/test_since.py:6: in <module>\n    from exporter import parse\n"
+              "    at parse (src/parse.js:3:7)\nmain.go:42 +0x1d\nE   ImportError: cannot import name 'parse'")
+    assert report_findings(frames) == ()  # frames of a stack are where one failure passed, not findings
 
 
 def test_the_same_header_over_a_changed_list_of_findings_is_another_error() -> None:

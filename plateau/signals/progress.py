@@ -479,21 +479,29 @@ def error_skeleton(result: str) -> str:
 #: A line of a report located at a position in a file: ``path:line[:col]`` (gcc, clang, rustc's
 #: ``-->``, go vet, pylint, flake8, mypy, ruff, eslint's unix format, a pytest failure's
 #: location, a docutils warning), ``path(line,col)`` (tsc, MSBuild) or ``(line N)`` (Sphinx
-#: linkcheck). A Python traceback's frames (``File "x.py", line 3``) are not findings: the stack
-#: is one failure, which the skeleton names.
+#: linkcheck).
 _LOCATED = re.compile(r"[\w.\-/\\]+\.\w+:\d+\b|[\w.\-/\\]+\.\w+\(\d+,\s*\d+\)|\(line\s+\d+\)")
+#: A frame of a stack: pytest's ``path:12: in func``, an ``at f (path:3:7)`` line (JavaScript,
+#: Java, C#, Rust backtraces), a Go goroutine frame (``path.go:42 +0x1d``); like Python's
+#: ``File "x.py", line 3`` (which :data:`_LOCATED` does not match), a frame is a place one
+#: failure passed through, not a finding: the stack is one failure, which the skeleton names,
+#: and a file renamed or a call moved changes its frames, not the failure.
+_FRAME = re.compile(r":\d+: in \S+\s*$|^\s*at\s|:\d+ \+0x[0-9a-f]+\s*$")
 
 
 def report_findings(result: str) -> tuple[str, ...]:
     """The findings a failing call's report lists: its lines located at a position
-    (:data:`_LOCATED`), masked as the skeleton is (volatile values, digits: an edit elsewhere in
-    the file moves every position after it), at most 200 characters each, sorted, repeats kept
-    (two modules with the same finding are two findings). ``()`` when no line is located.
+    (:data:`_LOCATED`) that are not frames of a stack (:data:`_FRAME`), masked as the skeleton
+    is (volatile values, digits: an edit elsewhere in the file moves every position after it),
+    at most 200 characters each, sorted, repeats kept (two modules with the same finding are
+    two findings). ``()`` when no line is located.
 
     Read from the first 8,000 characters, as the skeleton is.
     """
     found = [
-        re.sub(r"\d+", "#", normalize_volatile(ln.strip()))[:200] for ln in result[:8000].splitlines() if _LOCATED.search(ln)
+        re.sub(r"\d+", "#", normalize_volatile(ln.strip()))[:200]
+        for ln in result[:8000].splitlines()
+        if _LOCATED.search(ln) and not _FRAME.search(ln)
     ]
     return tuple(sorted(found))
 

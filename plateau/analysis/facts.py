@@ -242,7 +242,10 @@ def _information(w: _Work) -> None:
         failed=prog.error,
         informative=prog.repeat_count < 2,
         user=step.user,
-        acknowledged=w.values["acknowledged"],
+        # a turn the harness refused for its format ran nothing: like an acknowledgement, it is
+        # neither a call that failed nor one that answered, so it stays out of the calls the
+        # thrash test counts (a harness that ran nothing gives the calibrated tests no evidence)
+        acknowledged=w.values["acknowledged"] or w.values["rejected"],
         result_recurrent=is_recurrent(recurrence, requery=prog.call_seen),
         marker=prog.progress or prog.recovered or prog.fewer_failures or prog.error_novel,
         mutation=prog.mutated,

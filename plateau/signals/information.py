@@ -316,6 +316,9 @@ class InformationTracker:
         failure that adds no observed term (an error the run has already seen), is counted in
         ``calls_failing`` instead, so the test asks whether the calls that *do* answer still say
         anything new. A failure with new terms (a fix loop's changing errors) is an answer.
+        ``acknowledged=True`` leaves the step out of ``calls_failing``'s window: an empty
+        success (a write acknowledged) or a turn the harness refused for its format (it ran
+        nothing) is neither a call that failed nor one that answered.
         """
         heard = content_terms(user) - self._terms if user else set()
         # what a mutation wrote (a new file, a new record) is the agent's work, not an echo

@@ -7,10 +7,11 @@ ids) replaced by placeholders, long results hashed. Per step this module reports
 - ``repeat_count``: occurrences of this exact signature in the window since the last
   progress (1 = first time). The same call returning the same result again is a retry or
   a busy-wait; with a changed result (a poller whose output moves) it is a new signature.
-- ``error_count``: occurrences of the same error (tool + error skeleton: the error line with
-  digits and volatile values masked) in the last ``2 * window`` steps, since the last progress
-  or the last success of a close variant of the failing call. Other calls succeeding in
-  between (an edit between two runs of a failing check) end nothing.
+- ``error_count``: occurrences of the same error (tool + error identity: the error line with
+  digits and volatile values masked, and the findings a checker's report lists at positions,
+  :func:`error_identity`) in the last ``2 * window`` steps, since the last progress or the last
+  success of a close variant of the failing call. Other calls succeeding in between (an edit
+  between two runs of a failing check) end nothing.
 - ``result_novel``: whether the normalised result is new to the run.
 - ``progress``: whether the step carries a progress marker that improves on the run so far
   (more tests passed, fewer failed, files changed, the metric moved).
@@ -38,6 +39,7 @@ __all__ = [
     "is_refused",
     "ProgressTracker",
     "normalized_args",
+    "error_identity",
     "error_skeleton",
     "failure_count",
     "is_action",
@@ -48,6 +50,7 @@ __all__ = [
     "normalize_asked",
     "normalize_result",
     "normalize_volatile",
+    "report_findings",
     "strip_placeholders",
     "tool_signature",
 ]
@@ -474,6 +477,56 @@ def error_skeleton(result: str) -> str:
     return " … ".join(re.sub(r"\d+", "#", normalize_volatile(ln))[:200] for ln in picked)
 
 
+#: A line of a report located at a position in a file: ``path:line[:col]`` (gcc, clang, rustc's
+#: ``-->``, go vet, pylint, flake8, mypy, ruff, eslint's unix format, a pytest failure's
+#: location, a docutils warning), ``path(line,col)`` (tsc, MSBuild) or ``(line N)`` (Sphinx
+#: linkcheck).
+_LOCATED = re.compile(r"[\w.\-/\\]+\.\w+:\d+\b|[\w.\-/\\]+\.\w+\(\d+,\s*\d+\)|\(line\s+\d+\)")
+#: A frame of a stack: pytest's ``path:12: in func``, an ``at f (path:3:7)`` line (JavaScript,
+#: Java, C#, Rust backtraces), a Go goroutine frame (``path.go:42 +0x1d``); like Python's
+#: ``File "x.py", line 3`` (which :data:`_LOCATED` does not match), a frame is a place one
+#: failure passed through, not a finding: the stack is one failure, which the skeleton names,
+#: and a file renamed or a call moved changes its frames, not the failure.
+_FRAME = re.compile(r":\d+: in \S+\s*$|^\s*at\s|:\d+ \+0x[0-9a-f]+\s*$")
+
+
+def report_findings(result: str) -> tuple[str, ...]:
+    """The findings a failing call's report lists: its lines located at a position
+    (:data:`_LOCATED`) that are not frames of a stack (:data:`_FRAME`), masked as the skeleton
+    is (volatile values, digits: an edit elsewhere in the file moves every position after it),
+    at most 200 characters each, sorted, repeats kept (two modules with the same finding are
+    two findings). ``()`` when no line is located.
+
+    Read from the first 8,000 characters, as the skeleton is.
+    """
+    found = [
+        re.sub(r"\d+", "#", normalize_volatile(ln.strip()))[:200]
+        for ln in result[:8000].splitlines()
+        if _LOCATED.search(ln) and not _FRAME.search(ln)
+    ]
+    return tuple(sorted(found))
+
+
+def error_identity(result: str) -> str:
+    """What makes two failures *the same error*: the skeleton (:func:`error_skeleton`) and, when
+    the report lists findings at positions (:func:`report_findings`), all of them.
+
+    Principle: a checker's report (a linter, a type checker, a link checker, a test run listing
+    failures) exits non-zero because it has findings; the report *is* the list. Its skeleton is
+    one line of it, often one that does not change while the list does (the ``*************
+    Module x`` header pylint prints when no line reads as an error, a finding unrelated to the
+    edits, the reproduction's own expected failures). Re-running the checker after an edit and
+    getting a different list (a finding gone, one added, one more module) is the edit's
+    effect, not the same failure again; the same list again (positions masked, so an edit that
+    only moved the lines changes nothing) is. Output without located lines (a traceback, a
+    "command not found", an HTTP error) keeps the skeleton as its identity. ``""`` for an empty
+    result.
+    """
+    skeleton = error_skeleton(result)
+    findings = report_findings(result)
+    return skeleton if not findings else skeleton + " \x00 " + _digest("\n".join(findings))
+
+
 @dataclass(frozen=True)
 class ProgressSignals:
     """Structural signals of one step.
@@ -490,7 +543,7 @@ class ProgressSignals:
     error
         Whether the call failed.
     error_count
-        Occurrences of the same error (tool + skeleton) in the last ``2 * window`` steps, since
+        Occurrences of the same error (tool + :func:`error_identity`) in the last ``2 * window`` steps, since
         the last progress or the last success of a close variant of the failing call
         (:data:`RECOVERY_SIMILARITY`), this one included (0 when no error, or an empty one).
     error_text
@@ -777,6 +830,7 @@ class ProgressTracker:
 
         error_count = 0
         error_text = None
+        identity = None
         error_novel = False
         fewer_failures = False
         transient = False
@@ -784,7 +838,9 @@ class ProgressTracker:
             # an empty failure (``grep`` finding nothing: exit 1, no output) is an empty answer,
             # counted by ``same_outcome``, not an error with an identity that can repeat
             error_text = error_skeleton(step.result)
-            key = (step.tool or "", error_text)
+            # the same skeleton with a different list of findings is another report (:func:`error_identity`)
+            identity = error_identity(step.result)
+            key = (step.tool or "", identity)
             seen = _digest("\x00".join(key))
             error_novel = seen not in self._seen_errors
             if len(self._seen_errors) < MAX_ERRORS:
@@ -834,7 +890,7 @@ class ProgressTracker:
             # a failure, or an empty answer; an empty result the harness reported as a success
             # is an acknowledgement (a write, a move), not an answer that found nothing
             if error or (not norm.strip() and step.status is not ToolStatus.OK):
-                outcome = _digest((error_text or "") if error else "")
+                outcome = _digest((identity or "") if error else "")
             elif norm.strip() and not mutated:
                 # the same answer to varied questions, in the same world (no mutation since):
                 # rephrased searches returning the same hits, pages that do not advance. The

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from plateau.signals.progress import ProgressTracker, error_skeleton, is_error, normalize_volatile, normalized_args, tool_signature
+import random
+
+from plateau.signals.progress import (
+    ProgressTracker,
+    error_identity,
+    error_skeleton,
+    is_error,
+    normalize_volatile,
+    normalized_args,
+    report_findings,
+    tool_signature,
+)
 from plateau.types import Step
 
 
@@ -118,3 +129,70 @@ def test_varied_actions_with_the_same_failing_outcome_are_counted() -> None:
     out = [tracker.update(Step(index=i, tool="grep", args={"q": f"name{i}"}, result="")) for i in range(4)]
     assert [o.same_outcome_count for o in out] == [1, 2, 3, 4]
     assert [o.repeat_count for o in out] == [1, 1, 1, 1]
+
+
+def test_report_findings_are_the_located_lines_positions_masked() -> None:
+    """A checker's findings are its lines located at a position (``path:line:col``,
+    ``path(line,col)``, ``(line N)``); a traceback's frames and plain lines are not."""
+    report = (
+        "************* Module repro\n"
+        "repro.py:1:0: C0114: Missing module docstring (missing-module-docstring)\n"
+        "src/app.tsx(12,5): error TS2322: Type 'string' is not assignable to type 'number'.\n"
+        "(line   11) broken    doesntexist - path not found\n"
+        'Traceback (most recent call last):\n  File "a.py", line 3, in f\nValueError: x\n'
+    )
+    assert report_findings(report) == (
+        "(line #) broken doesntexist - path not found",
+        "repro.py:#:#: C#: Missing module docstring (missing-module-docstring)",
+        "src/app.tsx(#,#): error TS#: Type 'string' is not assignable to type 'number'.",
+    )
+    assert report_findings('Traceback (most recent call last):\n  File "a.py", line 3, in f\nValueError: x') == ()
+    frames = ("tests/test_since.py:6: in <module>\n    from exporter import parse\n"
+              "    at parse (src/parse.js:3:7)\nmain.go:42 +0x1d\nE   ImportError: cannot import name 'parse'")
+    assert report_findings(frames) == ()  # frames of a stack are where one failure passed, not findings
+
+
+def test_the_same_header_over_a_changed_list_of_findings_is_another_error() -> None:
+    """pylint's report has no line that reads as an error, so the skeleton is its header: the
+    identity tells the lists apart, and a list whose positions only moved stays the same."""
+    a = "************* Module repro\nrepro.py:1:0: C0114: Missing module docstring (missing-module-docstring)"
+    b = a + "\nrepro.py:5:0: C0116: Missing function or method docstring (missing-function-docstring)"
+    moved = a.replace("repro.py:1:0", "repro.py:3:4")
+    assert error_skeleton(a) == error_skeleton(b)
+    assert error_identity(a) != error_identity(b)
+    assert error_identity(a) == error_identity(moved)
+    assert error_identity("KeyError: 'tz'") == error_skeleton("KeyError: 'tz'") == "KeyError: 'tz'"
+
+
+def test_a_report_whose_findings_change_between_runs_never_counts_up() -> None:
+    """Seeded pylint-like reports after edits: the same header and one persistent finding, the
+    rest of the list different each run. The same list again counts; a different one does not."""
+    rng = random.Random(5)
+    tracker = ProgressTracker(window=8)
+    extra = ["W0611: Unused import re (unused-import)", "R0801: Similar lines in 2 files",
+             "C0103: Constant name \"failed\" doesn't conform to UPPER_CASE naming style (invalid-name)",
+             "W0703: Catching too general exception Exception (broad-except)"]
+    counts = []
+    for k in range(len(extra)):
+        tracker.update(Step(index=2 * k, tool="bash", args={"command": f"sed -i 's/a/b{k}/' pylint/lint.py"}, result="", status="ok"))
+        lines = ["************* Module reproduce_issue_2",
+                 f"reproduce_issue_2.py:{rng.randint(1, 9)}:0: C0114: Missing module docstring (missing-module-docstring)"]
+        lines += [f"reproduce_issue_2.py:{rng.randint(1, 40)}:{rng.randint(0, 9)}: {e}" for e in extra[: k + 1]]
+        signals = tracker.update(Step(index=2 * k + 1, tool="bash", args={"command": "pylint reproduce_issue_2.py"},
+                                      result="\n".join(lines), status="error"))
+        counts.append((signals.error_count, signals.same_outcome_count))
+    assert counts == [(1, 1)] * len(extra)
+
+
+def test_the_same_traceback_after_edits_counts_to_four() -> None:
+    """The same exception after each edit elsewhere, its frames' line numbers moving: 1, 2, 3, 4."""
+    rng = random.Random(6)
+    tracker = ProgressTracker(window=8)
+    counts = []
+    for k in range(4):
+        tracker.update(Step(index=2 * k, tool="bash", args={"command": f"sed -i 's/x/y{k}/' app/other_{k}.py"}, result="", status="ok"))
+        tb = (f'Traceback (most recent call last):\n  File "app/views.py", line {rng.randint(10, 99)}, in handler\n'
+              f"tests/test_views.py:{rng.randint(10, 99)}: KeyError\nKeyError: 'tz'")
+        check = Step(index=2 * k + 1, tool="bash", args={"command": "pytest -x"}, result=tb, status="error")
+        counts.append(tracker.update(check).error_count)
+    assert counts == [1, 2, 3, 4]

@@ -646,3 +646,93 @@ def test_is_refused_reads_failed_writes_and_authorization_errors() -> None:
     assert is_refused(call("gh pr merge 12", "HTTP 403: Forbidden"))
     assert not is_refused(call("pytest -q", "FAILED tests/test_a.py::test_x - AssertionError"))
     assert not is_refused(call('psql -c "CREATE INDEX i ON t (a)"', "CREATE INDEX", status="ok"))
+
+
+_LINT_FINDINGS = [
+    "C0114: Missing module docstring (missing-module-docstring)",
+    "C0116: Missing function or method docstring (missing-function-docstring)",
+    "W0611: Unused import re (unused-import)",
+    "C0103: Variable name \"e\" doesn't conform to snake_case naming style (invalid-name)",
+    "W0703: Catching too general exception Exception (broad-except)",
+    "R0801: Similar lines in 2 files",
+    "W1510: Using subprocess.run without explicitly set `check` is not recommended. (subprocess-run-check)",
+]
+
+
+def _lint_report(rng: random.Random, modules: list[str], findings: list[str]) -> str:
+    lines = []
+    for module in modules:
+        lines.append(f"************* Module {module}")
+        lines += [f"{module}.py:{rng.randint(1, 80)}:{rng.randint(0, 12)}: {f}" for f in findings]
+    lines += ["", "-" * 35, f"Your code has been rated at {rng.uniform(1, 9):.2f}/10"]
+    return "\n".join(lines)
+
+
+def test_a_linter_report_whose_findings_change_after_edits_never_trips() -> None:
+    """A checker whose non-zero exit is its report (pylint exits 16/24 with findings), re-run
+    after edits elsewhere: the same header and a finding that stays, but the list changes every
+    time (a finding added, one gone, another module), the positions move. Every skeleton a
+    single line could give is the same, the report is not: it never trips."""
+    for seed in range(5):
+        rng = random.Random(100 + seed)
+        steps = explore(rng, 4)
+        lists = [sorted(rng.sample(range(1, len(_LINT_FINDINGS)), k)) for k in (1, 2, 3, 4, 5, 6)]
+        for k, chosen in enumerate(lists + lists[::-1][1:]):  # grows, then shrinks again
+            steps.append(Step(index=len(steps), text=f"Adjusting the checker, attempt {k}.", tool="bash",
+                              args={"command": f"sed -i 's/min_lines={k}/min_lines={k + 1}/' pylint/checkers/similar.py"},
+                              result="", status="ok"))
+            findings = [_LINT_FINDINGS[0], *(_LINT_FINDINGS[j] for j in chosen)]
+            steps.append(Step(index=len(steps), text="Running pylint on the reproduction again.", tool="bash",
+                              args={"command": "python3 -m pylint --rcfile=pylintrc_repro reproduce_issue_2.py"},
+                              result=_lint_report(rng, ["reproduce_issue_2"], findings), status="error"))
+        assert "trip" not in _actions(steps), seed
+
+
+def test_a_link_check_whose_broken_links_are_the_reproduction_never_trips() -> None:
+    """``sphinx-build -b linkcheck`` over a reproduction whose broken links are the point: the
+    same broken link every time, while the document is edited and other links come and go."""
+    rng = random.Random(31)
+    steps = explore(rng, 4)
+    extra = ["ok        foo.txt", "broken    doesntexist - path not found", "ok        bar.txt",
+             "broken    ../foo.txt - path not found", "redirect  https://example.org - permanently to https://example.org/"]
+    for k in range(8):
+        body = [f"(line {rng.randint(1, 30):4d}) {e}" for e in extra[: (k % len(extra)) + 1]]
+        body.append(f"(line {rng.randint(1, 30):4d}) broken    https://lkfqhlkghflkhs - HTTPSConnectionPool(host='lkfqhlkghflkhs', "
+                    "port=443): Max retries exceeded with url: / (Caused by NameResolutionError(\"Failed to resolve\"))")
+        steps.append(Step(index=len(steps), text=f"Editing the reproduction, variant {k}.", tool="bash",
+                          args={"command": f"cat <<'EOF' > reproduce_issue/index.rst\nvariant {k}\nEOF\ncd reproduce_issue && "
+                                           "sphinx-build -b linkcheck . _build"},
+                          result="Running Sphinx v3.2.0\nwriting output... [100%] index\n\n" + "\n".join(body)
+                          + f"\n\nbuild finished with problems, {k % 3 + 1} warning.", status="error"))
+    assert "trip" not in _actions(steps)
+
+
+def test_the_same_traceback_after_each_attempted_fix_still_trips_at_the_fourth() -> None:
+    """The kind ``tool.error_repeat`` exists for, with reports around it: edits to other files,
+    then the same traceback (its line numbers moving as the edits shift the code), the same
+    compile error at a moving position, the same "command not found": each trips at its 4th."""
+    rng = random.Random(41)
+    failures = {
+        "traceback": lambda: ("Traceback (most recent call last):\n"
+                              f'  File "/repo/app/views.py", line {rng.randint(10, 90)}, in handler\n'
+                              "    return render(ctx)\n"
+                              f'  File "/repo/app/render.py", line {rng.randint(10, 90)}, in render\n'
+                              "    raise KeyError(name)\nKeyError: 'tz'"),
+        "compile": lambda: (f"src/parser.c:{rng.randint(100, 140)}:{rng.randint(2, 30)}: error: 'tok' undeclared "
+                            "(first use in this function)\n"
+                            f"src/parser.c:{rng.randint(100, 140)}:{rng.randint(2, 30)}: note: each undeclared identifier "
+                            "is reported only once\nmake: *** [Makefile:14: parser.o] Error 1"),
+        "not found": lambda: "bash: line 1: tox: command not found",
+    }
+    for name, failure in failures.items():
+        steps = explore(rng, 4)
+        for k in range(5):
+            steps.append(Step(index=len(steps), text=f"Trying fix {k}.", tool="edit_file",
+                              args={"path": f"src/mod_{k}.py", "old": "a = 1", "new": f"a = {k + 2}"},
+                              result="Replaced 1 occurrence", status="ok"))
+            steps.append(Step(index=len(steps), text=f"Checking again (attempt {k + 1}).", tool="bash",
+                              args={"command": "make test"}, result=failure(), status="error"))
+        actions = _actions(steps)
+        checks = [i for i, s in enumerate(steps) if "make test" in s.args]
+        assert actions[checks[2]] == "steer", name
+        assert actions[checks[3]] == "trip", name

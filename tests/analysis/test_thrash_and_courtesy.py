@@ -302,3 +302,26 @@ def test_the_same_change_in_a_file_never_written_is_new_work() -> None:
                         args='{"path": "src/b.py", "old": "datetime.utcnow()", "new": "datetime.now(timezone.utc)"}')
     assert first.new_facts and second.new_facts and not again.new_facts
 
+
+
+def test_turns_the_harness_refused_for_their_format_are_not_failing_calls() -> None:
+    """A turn with two bash blocks that the harness refused ran nothing: it is neither a call
+    that failed nor one that answered (a harness that ran nothing gives no evidence to the
+    calibrated tests). Interleaved with a hunt that steers, the refusals leave the count of
+    failing calls where it was, and do not push the hunt from a steer to a trip."""
+    reply = "Please always provide EXACTLY ONE action in triple backticks, found {n} actions."
+    rng = random.Random(17)
+    steps = _working_steps(rng, 8)
+    refused = []
+    for j, call in enumerate(_absent_steps(8)):
+        steps.append(Step(index=len(steps), text=call.text, tool=call.tool, args=call.args, result=call.result, status=call.status))
+        if j % 2 == 0:  # the agent writes the next two commands in one message; the harness refuses it
+            refused.append(len(steps))
+            steps.append(Step(index=len(steps), text=f"THOUGHT: next\n```bash\ngrep -rn x{j} src\n```\n```bash\nls lib{j}\n```",
+                              result=reply.format(n=2)))
+    engine = Engine(embedder=HashingEmbedder())
+    verdicts = [engine.observe("r", s) for s in steps]
+    failing = [v.signals["calls_failing"] for v in verdicts]
+    assert [failing[i] for i in refused] == [failing[i - 1] for i in refused]
+    assert max(failing) == 4 and Action.STEER in [v.action for v in verdicts]
+    assert Action.TRIP not in [v.action for v in verdicts]

@@ -84,7 +84,7 @@ class ToolRepeat(Detector):
 
 
 class ErrorRepeat(Detector):
-    """The same error (tool + error skeleton) within ``2 * window`` steps, across edits that
+    """The same error (tool + :func:`~plateau.signals.progress.error_identity`) within ``2 * window`` steps, across edits that
     change nothing that matters."""
 
     name = "error_repeat"

@@ -33,6 +33,7 @@ from plateau.stream.novelty import NoveltyDetector
 from plateau.stream.period import PeriodDetector
 from plateau.stream.result import Fire
 from tests.support.paths import SHARED
+from tests.support.streams import chunk_of
 
 STREAM_CASES = SHARED / "benchmark" / "stream"
 CFG = StreamGuardConfig()
@@ -108,16 +109,6 @@ def chunked(text: str, rng: random.Random, low: int = 4, high: int = 40) -> list
 def fixed_chunks(text: str, size: int) -> list[str]:
     """Split ``text`` into chunks of ``size`` characters."""
     return [text[i : i + size] for i in range(0, len(text), size)]
-
-
-def chunk_of(chunks: list[str], offset: int) -> int:
-    """Index of the chunk holding the character at ``offset``."""
-    end = 0
-    for i, c in enumerate(chunks):
-        end += len(c)
-        if offset < end:
-            return i
-    raise AssertionError(f"offset {offset} beyond the stream")
 
 
 def block_chunk(chunks: list[str], offset: int, cfg: StreamGuardConfig = CFG) -> int:

@@ -507,7 +507,7 @@ def report_findings(result: str) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def error_identity(result: str) -> str:
+def error_identity(result: str, skeleton: str | None = None) -> str:
     """What makes two failures *the same error*: the skeleton (:func:`error_skeleton`) and, when
     the report lists findings at positions (:func:`report_findings`), all of them.
 
@@ -520,9 +520,11 @@ def error_identity(result: str) -> str:
     effect, not the same failure again; the same list again (positions masked, so an edit that
     only moved the lines changes nothing) is. Output without located lines (a traceback, a
     "command not found", an HTTP error) keeps the skeleton as its identity. ``""`` for an empty
-    result.
+    result. ``skeleton``: the result's :func:`error_skeleton` when the caller already has it
+    (computed here when None).
     """
-    skeleton = error_skeleton(result)
+    if skeleton is None:
+        skeleton = error_skeleton(result)
     findings = report_findings(result)
     return skeleton if not findings else skeleton + " \x00 " + _digest("\n".join(findings))
 
@@ -839,7 +841,7 @@ class ProgressTracker:
             # counted by ``same_outcome``, not an error with an identity that can repeat
             error_text = error_skeleton(step.result)
             # the same skeleton with a different list of findings is another report (:func:`error_identity`)
-            identity = error_identity(step.result)
+            identity = error_identity(step.result, error_text)
             key = (step.tool or "", identity)
             seen = _digest("\x00".join(key))
             error_novel = seen not in self._seen_errors

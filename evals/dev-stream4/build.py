@@ -1,6 +1,6 @@
-"""Build the cases of evals/blind-stream4 from the texts below and in src/.
+"""Build the cases of evals/dev-stream4 from the texts below and in src/.
 
-Run from the repository root:  python evals/blind-stream4/build.py
+Run from the repository root:  python evals/dev-stream4/build.py
 
 Every stream is joined text; it is cut into chunks of 1-12 characters with
 random.Random(20261202 + n).randint(1, 12) for case n, and every fire window is

@@ -145,9 +145,9 @@ def _call_key(step: Step) -> str | None:
     """The identity of a step's call (tool + canonical args, volatile values masked)."""
     if step.tool is None:
         return None
-    from plateau.signals.progress import normalized_args
+    from plateau.signals.progress import step_normalized_args
 
-    return f"{step.tool}\x00{normalized_args(step.args)}"
+    return f"{step.tool}\x00{step_normalized_args(step)}"
 
 
 def _copy_analysis(analysis: RunAnalysis) -> RunAnalysis:
@@ -470,7 +470,7 @@ class Engine:
         with self.order.locked(key):
             record = self.store.get(key)
             seen = 0 if record is None else len(record.fingerprints)
-            step = dataclasses.replace(step, index=seen)
+            step = step.replace(index=seen)
             self._check_place(record, run_id, step, step.fingerprint(), context)
             now = self.clock()
             if record is None:
@@ -483,7 +483,7 @@ class Engine:
         outcomes = getattr(record.analysis, "call_outcomes", {})
         if step.result is None and call is not None and call in outcomes:
             result, status = outcomes[call]
-            step = dataclasses.replace(step, result=result, status=status)
+            step = step.replace(result=result, status=status)
             predicted = True
         if context and not record.context:
             record.context = context

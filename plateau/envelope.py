@@ -39,7 +39,6 @@ This module imports nothing beyond the standard library (and :mod:`plateau.types
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from dataclasses import dataclass
@@ -260,4 +259,4 @@ def harness_view(step: Step) -> Step:
                 changes["status"] = ToolStatus.ERROR if unwrapped.error else ToolStatus.OK
     if not changes:
         return step
-    return dataclasses.replace(step, **changes)  # type: ignore[arg-type]
+    return step.replace(**changes)

@@ -11,11 +11,13 @@ from __future__ import annotations
 import enum
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from plateau.errors import InvalidArgument
+
+_T = TypeVar("_T")
 
 __all__ = [
     "Action",
@@ -231,6 +233,13 @@ def canonical_args(args: Any) -> str:
     return check_text("step.args", text)
 
 
+def _parse_args(args: str) -> Any:
+    return json.loads(args) if args else None
+
+
+#: The dataclass fields of :class:`Step` (``index`` and :data:`STEP_FIELDS`).
+_STEP_FIELD_NAMES = frozenset({"index", "text", "tool", "args", "result", "status", "progress", "user", "agent"})
+
 #: The fields of a step, as a case file or a mapping passed to a client names them.
 STEP_FIELDS = ("text", "tool", "args", "result", "status", "progress", "user", "agent")
 
@@ -310,15 +319,23 @@ class Step:
         self.__post_init__()
 
     def __post_init__(self) -> None:
-        if isinstance(self.index, bool) or not isinstance(self.index, int):
-            raise InvalidArgument("step.index", f"must be an integer, got {type(self.index).__name__}")
-        if self.index < 0:
-            raise InvalidArgument("step.index", f"must be >= 0, got {self.index}")
-        for name in ("text",):
-            if not isinstance(getattr(self, name), str):
-                raise InvalidArgument(f"step.{name}", "must be a string")
-            check_text(f"step.{name}", getattr(self, name))
+        self._check(_STEP_FIELD_NAMES)
+
+    def _check(self, names: Iterable[str]) -> None:
+        """Validate (and normalise) the fields ``names``."""
+        names = frozenset(names)
+        if "index" in names:
+            if isinstance(self.index, bool) or not isinstance(self.index, int):
+                raise InvalidArgument("step.index", f"must be an integer, got {type(self.index).__name__}")
+            if self.index < 0:
+                raise InvalidArgument("step.index", f"must be >= 0, got {self.index}")
+        if "text" in names:
+            if not isinstance(self.text, str):
+                raise InvalidArgument("step.text", "must be a string")
+            check_text("step.text", self.text)
         for name in ("tool", "result", "user", "agent"):
+            if name not in names:
+                continue
             value = getattr(self, name)
             if value is not None and not isinstance(value, str):
                 raise InvalidArgument(f"step.{name}", "must be a string or null")
@@ -326,16 +343,66 @@ class Step:
                 check_text(f"step.{name}", value)
         if self.tool == "":
             object.__setattr__(self, "tool", None)
-        object.__setattr__(self, "args", canonical_args(self.args))
-        if not isinstance(self.status, ToolStatus):
+        if "args" in names:
+            object.__setattr__(self, "args", canonical_args(self.args))
+        if "status" in names and not isinstance(self.status, ToolStatus):
             try:
                 object.__setattr__(self, "status", ToolStatus(self.status or "unknown"))
             except ValueError:
                 raise InvalidArgument(
                     "step.status", f"must be one of ok, error, unknown; got {self.status!r}"
                 ) from None
-        if not isinstance(self.progress, Progress):
+        if "progress" in names and not isinstance(self.progress, Progress):
             object.__setattr__(self, "progress", Progress.from_dict(self.progress))
+
+    def replace(self, **changes: Any) -> Step:
+        """A copy of this step with ``changes`` (field names to values), validated like the
+        constructor's arguments; fields not changed are not validated again, so a copy whose
+        ``args`` are unchanged costs no parse of them, and keeps what :meth:`args_derived` computed.
+
+        Raises
+        ------
+        InvalidArgument
+            A changed field is malformed (as the constructor says).
+        TypeError
+            A name that is not a field of a step.
+        """
+        unknown = set(changes) - _STEP_FIELD_NAMES
+        if unknown:
+            raise TypeError(f"Step has no field {sorted(unknown)[0]!r}")
+        new = object.__new__(Step)
+        new.__dict__.update(self.__dict__)
+        if "args" in changes:
+            new.__dict__.pop("_args_derived", None)
+        for name, value in changes.items():
+            object.__setattr__(new, name, value)
+        new._check(changes)
+        return new
+
+    def args_derived(self, name: str, compute: Callable[[str], _T]) -> _T:
+        """``compute(self.args)``, computed once for this step and its :meth:`replace` copies
+        with the same args, and kept under ``name`` (one name, one function). The facts every
+        detector reads from a call's arguments (their parsed value, their normalised form, their
+        strings) are computed once per step rather than once per reader: megabytes of args cost
+        one parse, never one per detector (issue 22, item 2). Not pickled; not part of equality."""
+        memo: dict[str, Any] | None = self.__dict__.get("_args_derived")
+        if memo is None:
+            memo = {}
+            object.__setattr__(self, "_args_derived", memo)
+        if name not in memo:
+            memo[name] = compute(self.args)
+        return memo[name]  # type: ignore[no-any-return]
+
+    @property
+    def args_value(self) -> Any:
+        """The arguments parsed (a dict; None when absent), parsed once per step
+        (:meth:`args_derived`). Shared by every reader: never modify it."""
+        return self.args_derived("value", _parse_args)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_args_derived", None)
+        return state
 
     @property
     def args_dict(self) -> dict[str, Any]:

@@ -251,6 +251,7 @@ def _information(w: _Work) -> None:
         mutation=prog.mutated,
         novel=prog.result_novel is not False,
         call_seen=prog.call_seen,
+        args_value=step.args_value if step.tool and prog.mutated else None,
     )
 
 

@@ -36,6 +36,7 @@ import os
 import re
 from collections import deque
 from dataclasses import dataclass, replace
+from typing import Any
 
 from plateau import lexicon
 from plateau.config import Config
@@ -65,6 +66,13 @@ NEW_FACT_TERMS = 2
 NEW_WRITE_TERMS = 1
 #: Characters of a tool result read for terms (its head; long logs repeat themselves).
 RESULT_CHARS = 3000
+#: Characters of a call's arguments read for terms (what a write wrote, what a result echoes):
+#: their head, 64 KiB. The principle is cost: tokenising 64 KiB takes ~30 ms, the order of
+#: embedding the step, so reading terms never costs a step more than its embedding, however
+#: large its arguments (megabytes of args cost seconds of CPU that every other call waits for:
+#: issue 22, item 2). A write's novelty shows in its head (one new term is enough,
+#: :data:`NEW_WRITE_TERMS`).
+ARGS_TERMS_CHARS = 65_536
 #: Most distinct terms remembered per run (a bound on memory; ~50 bytes each).
 MAX_TERMS = 200_000
 #: Most tool names whose last arguments are remembered per run.
@@ -127,14 +135,15 @@ def asked_tokens(args: str) -> set[str]:
 _TARGET_KEY = lexicon.pattern("write-target-keys", prefix="^", suffix="$", flags=re.IGNORECASE)
 
 
-def write_targets(args: str | None) -> set[str]:
-    """The files a write's arguments (a JSON object as text) name as its target: the string
-    values of keys such as ``path``, ``file``, ``target`` (lower-cased); empty for anything
-    else (a shell command names its target in its own syntax)."""
-    try:
-        value = json.loads(args) if args else None
-    except ValueError:
-        return set()
+def write_targets(args: str | None, value: Any = None) -> set[str]:
+    """The files a write's arguments (a JSON object as text, or ``value``, that text parsed)
+    name as its target: the string values of keys such as ``path``, ``file``, ``target``
+    (lower-cased); empty for anything else (a shell command names its target in its own syntax)."""
+    if value is None:
+        try:
+            value = json.loads(args) if args else None
+        except ValueError:
+            return set()
     if not isinstance(value, dict):
         return set()
     return {v.strip().lower() for k, v in value.items() if isinstance(v, str) and v.strip() and _TARGET_KEY.match(k)}
@@ -303,6 +312,7 @@ class InformationTracker:
         mutation: bool = False,
         novel: bool = True,
         call_seen: bool = False,
+        args_value: Any = None,
     ) -> InformationSignals:
         """Count the step's new terms and judge them.
 
@@ -311,7 +321,8 @@ class InformationTracker:
         ``failed`` whether the call failed; ``informative=False`` for a structural repeat
         (judged but not learned). ``call_seen`` says the same call was made before (a
         re-query, not a new question) and ``novel`` that the normalised result is new to the
-        run (:class:`~plateau.signals.progress.ProgressSignals`).
+        run (:class:`~plateau.signals.progress.ProgressSignals`); ``args_value`` is ``args``
+        parsed, when the caller has it (:attr:`plateau.types.Step.args_value`).
         Only calls that answered are samples of the observed-gain test: an empty output, or a
         failure that adds no observed term (an error the run has already seen), is counted in
         ``calls_failing`` instead, so the test asks whether the calls that *do* answer still say
@@ -322,11 +333,11 @@ class InformationTracker:
         """
         heard = content_terms(user) - self._terms if user else set()
         # what a mutation wrote (a new file, a new record) is the agent's work, not an echo
-        wrote = content_terms(normalize_volatile(args or "")) if mutation else set()
+        wrote = content_terms(normalize_volatile((args or "")[:ARGS_TERMS_CHARS])) if mutation else set()
         wrote_new = wrote - self._terms - heard
         # the same change made in a new place: a write to a file it never wrote before (the next
         # file of a migration), even when every word of it is known from a listing
-        targets = write_targets(args) if mutation else set()
+        targets = write_targets(args, args_value) if mutation else set()
         new_place = bool(targets - self._targets)
         if len(self._targets) < MAX_TERMS:
             self._targets |= targets
@@ -377,7 +388,7 @@ class InformationTracker:
         else:
             head = result[:RESULT_CHARS]
             got = content_terms(head)
-            echo = content_terms(args or "")
+            echo = content_terms((args or "")[:ARGS_TERMS_CHARS])
             new = (said | got) - self._terms
             observed = observed_terms(head) - self._terms - echo - said
             terms = said | got

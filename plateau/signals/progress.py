@@ -39,6 +39,7 @@ __all__ = [
     "is_refused",
     "ProgressTracker",
     "normalized_args",
+    "step_normalized_args",
     "error_identity",
     "error_skeleton",
     "failure_count",
@@ -181,7 +182,17 @@ def normalized_args(args_json: str) -> str:
     sorted, compact. ``""`` for no arguments."""
     if not args_json:
         return ""
-    return json.dumps(_strip_volatile(json.loads(args_json)), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _normalized_value(json.loads(args_json))
+
+
+def _normalized_value(value: Any) -> str:
+    return json.dumps(_strip_volatile(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def step_normalized_args(step: Step) -> str:
+    """:func:`normalized_args` of ``step``'s arguments, computed once per step
+    (:meth:`~plateau.types.Step.args_derived`)."""
+    return step.args_derived("normalized_args", lambda args: _normalized_value(step.args_value) if args else "")
 
 
 def _digest(text: str) -> str:
@@ -199,7 +210,7 @@ def tool_signature(step: Step) -> str | None:
     """Digest of the canonical (tool, args, result) of ``step``; ``None`` without a tool."""
     if step.tool is None:
         return None
-    return _digest(json.dumps([step.tool, normalized_args(step.args), _normalized_result(step.result)]))
+    return _digest(json.dumps([step.tool, step_normalized_args(step), _normalized_result(step.result)]))
 
 
 #: Most distinct errors (and distinct calls) remembered per run (a bound on memory; 24 bytes each).
@@ -303,7 +314,7 @@ def _asks_to_write(step: Step) -> bool:
         return True
     return any(
         _MUTATING_SHELL.search(text) or _redirects(text) or _MUTATING_SCRIPT.search(text) or _HTTP_WRITE.search(text)
-        for text in _strings(step.args)
+        for text in step_strings(step)
     )
 
 
@@ -354,7 +365,7 @@ def is_waiting(step: Step) -> bool:
     limits, not the repeat limits (issue 11, "waiting")."""
     if step.tool is None or is_error(step):
         return False
-    if any(_DELAYED_CHECK.match(text) for text in _strings(step.args)):
+    if any(_DELAYED_CHECK.match(text) for text in step_strings(step)):
         return True
     head = (step.result or "")[:4000]
     return _PENDING_STATUS.search(head) is not None or _PENDING_LINE.search(head) is not None
@@ -372,7 +383,7 @@ def is_wait(step: Step) -> bool:
         return True  # whatever it printed ("slept 5 s")
     if (step.result or "").strip():
         return False
-    texts = _strings(step.args)
+    texts = step_strings(step)
     return len(texts) == 1 and _WAIT_SHELL.fullmatch(texts[0]) is not None
 
 
@@ -384,6 +395,11 @@ def is_action(step: Step) -> bool:
     return step.tool is not None and _ACTION_TOOL.search(step.tool) is not None
 
 
+def step_strings(step: Step) -> list[str]:
+    """:func:`_strings` of ``step``'s arguments, computed once per step (read-only)."""
+    return step.args_derived("strings", lambda args: _values(step.args_value) if args else [])
+
+
 def _strings(args_json: str) -> list[str]:
     """The string values of a JSON object of arguments (a command line, a script), or the text."""
     if not args_json:
@@ -392,6 +408,10 @@ def _strings(args_json: str) -> list[str]:
         value = json.loads(args_json)
     except ValueError:
         return [args_json]
+    return _values(value)
+
+
+def _values(value: Any) -> list[str]:
     out: list[str] = []
     stack = [value]
     while stack:
@@ -817,7 +837,7 @@ class ProgressTracker:
         call_seen = False
         polling = False
         if step.tool is not None:
-            call = _digest(json.dumps([step.tool, normalized_args(step.args)]))
+            call = _digest(json.dumps([step.tool, step_normalized_args(step)]))
             call_seen = call in self._seen_calls
             polling = call == self._last_call and self._last_call_epoch == self._epoch
             self._last_call, self._last_call_epoch = call, self._epoch

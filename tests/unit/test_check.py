@@ -15,7 +15,7 @@ from plateau import AsyncClient, Client
 from plateau.cli import ServerThread
 from plateau.embed import HashingEmbedder
 from plateau.engine import Engine
-from plateau.errors import RunNotFound, StepConflict
+from plateau.errors import InvalidArgument, RunNotFound, StepConflict
 from plateau.store.sqlite import SqliteStore
 from plateau.types import Action, Step
 
@@ -258,3 +258,56 @@ def test_statements_of_no_change_in_a_check_are_counted_its_text_was_written(rea
     after = client.observe("plateau", dataclasses.replace(call, index=len(steps), result=steps[6].result, status="ok"))
     assert _strip(checked) == after
     assert checked.message is not None and "4 steps since anything was done" in checked.message
+
+
+def _count_args_parses(monkeypatch: pytest.MonkeyPatch, size: int) -> list[int]:
+    """Record the length of every ``json.loads`` input at least ``size`` characters long."""
+    import json
+
+    real = json.loads
+    seen: list[int] = []
+
+    def counting(s, *a, **kw):  # type: ignore[no-untyped-def]
+        if isinstance(s, (str, bytes)) and len(s) >= size:
+            seen.append(len(s))
+        return real(s, *a, **kw)
+
+    monkeypatch.setattr(json, "loads", counting)
+    return seen
+
+
+def test_a_check_parses_its_args_once_per_reader_kind_not_once_per_detector(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 22, item 2: megabytes of args cost one parse per form (canonical, normalised,
+    strings), computed once per step and shared by every detector and by the step's copies
+    (``Step.replace``); it was seven parses of the same text for one ``Check``."""
+    args = {f"k{i:07d}": i % 10 for i in range(20_000)}
+    engine = Engine(embedder=HashingEmbedder())
+    for s in _failing_run()[:2]:
+        engine.observe("r", s)
+    step = Step(index=2, text="Writing the table.", tool="write", args=args)
+    big = len(step.args) // 2
+    seen = _count_args_parses(monkeypatch, big)
+    engine.check("r", step)
+    assert len(seen) <= 2, seen  # the normalised form, the strings; never the canonical text again
+
+
+def test_step_replace_validates_only_what_changes_and_keeps_args_facts() -> None:
+    """``Step.replace`` re-validates changed fields only; derived args facts survive a copy with
+    the same args and are dropped with new args; bad input is refused naming the field."""
+    step = Step(index=0, text="t", tool="write", args={"b": 1, "a": 2})
+    assert step.args_derived("n", lambda a: a + "!") == '{"a":2,"b":1}!'
+    copy = step.replace(index=3, result="ok")
+    assert (copy.index, copy.result, copy.args) == (3, "ok", step.args)
+    assert copy.args_derived("n", lambda a: "recomputed") == '{"a":2,"b":1}!'
+    other = step.replace(args={"c": 1})
+    assert other.args == '{"c":1}' and other.args_derived("n", lambda a: a) == '{"c":1}'
+    assert copy == dataclasses.replace(step, index=3, result="ok")
+    with pytest.raises(InvalidArgument, match="step.index"):
+        step.replace(index=-1)
+    with pytest.raises(InvalidArgument, match="step.args"):
+        step.replace(args="[1]")
+    with pytest.raises(TypeError, match="no field 'reslt'"):
+        step.replace(reslt="x")
+    import pickle
+
+    assert "_args_derived" not in pickle.loads(pickle.dumps(step)).__dict__

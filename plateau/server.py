@@ -711,7 +711,8 @@ class _StoreHealth:
     The probe is the store's ``probe()`` (``(ok, reason)``; a store without one is probed by one
     read, :func:`_read_probe`), run in a thread of its own every ``config.health_probe_seconds`` and at once after
     a call ends with ``StoreUnavailable``; a probe that does not answer within
-    ``max(1, interval)`` seconds (Redis paused) fails with that reason.
+    ``max(1, interval, probe_timeout + 1)`` seconds fails with that reason (a store with a
+    ``probe_timeout`` of its own, Redis, fails its probe first, with its own reason).
 
     The breaker: *closed* while probes succeed; *open* from the first failed probe: every call
     is refused at once (:class:`StoreOutOfService`, ``UNAVAILABLE``) and the calls waiting on the
@@ -758,7 +759,9 @@ class _StoreHealth:
         probe = getattr(store, "probe", None)
         if probe is None:  # a store without a probe of its own: one read of a run that never exists
             probe = functools.partial(_read_probe, store)
-        limit = max(1.0, self.interval)
+        # the store's probe bounds itself (Redis: ``probe_timeout``) and says why it failed; the
+        # wait here is a backstop a second longer, so that the store's own reason is the one kept
+        limit = max(1.0, self.interval, float(getattr(store, "probe_timeout", 0.0)) + 1.0)
         loop = asyncio.get_running_loop()
         try:
             result = await asyncio.wait_for(loop.run_in_executor(self._pool, probe), timeout=limit)

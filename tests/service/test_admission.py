@@ -300,6 +300,43 @@ def test_health_follows_the_store_without_any_call_and_logs_why(tmp_path: Path, 
     engine.close()
 
 
+def test_a_store_that_bounds_its_own_probe_keeps_its_reason_at_the_default_interval(tmp_path: Path) -> None:
+    """A store with a ``probe_timeout`` of its own (Redis) fails its probe with its own reason: the server's backstop
+    wait is a second longer, never the same length (at the default 1 s interval both were 1 s, and the server's
+    "did not answer a probe" could replace "Redis did not answer in time")."""
+    import time as _time
+
+    from plateau.server import _StoreHealth
+
+    class SlowToFail(SqliteStore):
+        probe_timeout = 1.0
+        failing = False
+
+        def probe(self) -> tuple[bool, str]:
+            if not self.failing:
+                return super().probe()
+            _time.sleep(self.probe_timeout + 0.2)  # its own timeout, with a client's slack
+            return False, "the store's own reason"
+
+    store = SlowToFail(tmp_path / "runs.sqlite")
+    engine = Engine(embedder=HashingEmbedder(), store=store)
+    assert engine.config.health_probe_seconds == 1.0
+
+    async def scenario() -> tuple[bool, str]:
+        running = await start_server(engine, "127.0.0.1", 0)
+        try:
+            watch: _StoreHealth = running.store_health
+            store.failing = True
+            return await watch.probe()
+        finally:
+            store.failing = False
+            await running.stop(0)
+
+    ok, cause = asyncio.run(scenario())
+    engine.close()
+    assert (ok, cause) == (False, "the store's own reason")
+
+
 def test_a_transient_store_error_says_retrying_is_safe_only_while_the_store_answers(tmp_path: Path) -> None:
     """The wording follows a fresh probe: a failed write of a store that answers its probe says "retrying is safe"."""
     from plateau.server import _StoreHealth

@@ -367,6 +367,7 @@ _LIMIT_OPTIONS = (
     ("stream_idle_seconds", float, "a silent stream is closed after this long"),
     ("request_read_seconds", float, "a call whose body has not arrived after this long is closed"),
     ("health_probe_seconds", float, "the store is probed for health this often"),
+    ("switch_interval_seconds", float, "the interpreter's thread switch interval in the server process"),
     ("order_wait_seconds", float, "longest wait for an in-flight predecessor step"),
     ("idle_run_ttl_seconds", float, "runs without activity expire after this long"),
     ("ended_run_ttl_seconds", float, "ended runs expire after this long"),
@@ -495,6 +496,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"plateau: {mode}, {who}", file=sys.stderr, flush=True)
             print(f"plateau: serving plateau.v1.Plateau on {args.host}:{port}", file=sys.stderr, flush=True)
 
+        # a small call waiting on I/O takes the interpreter lock back from a busy thread sooner
+        sys.setswitchinterval(engine.config.switch_interval_seconds)
         try:
             asyncio.run(serve(engine, args.host, args.port, ready=ready, drain=args.drain_seconds, tls=tls, auth=auth, metrics=metrics))
         except RuntimeError as exc:

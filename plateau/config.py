@@ -180,6 +180,17 @@ class Config:
         the probe's own timeout (``RedisStore.probe_timeout``, 1 s), 2 s, a second under issue
         22's bound of 3 s from a paused Redis to ``NOT_SERVING`` (at 2 the worst case was the
         bound itself, and a loaded machine crossed it: 3.01 s).
+    switch_interval_seconds
+        The interpreter's thread switch interval in a ``plateau serve`` process
+        (:func:`sys.setswitchinterval`), in seconds (0 < value <= 0.005). Default 0.001
+        (Python's is 0.005). A call waiting on I/O or native code (its request, its store write,
+        its embedding) must take the interpreter lock back from a thread busy in Python, which
+        gives it up only when its interval ends: a small call behind one heavy call (megabytes of
+        arguments) pays up to one interval per hand-over, dozens per step (the "convoy effect";
+        D. Beazley, "Understanding the Python GIL", PyCon 2010; CPython issue bpo-7946). At 1 ms
+        another tenant's step during a 4.9 MB ``Check`` took 1.8-2.1x its idle median against
+        3.1x at 5 ms (``scripts/attack.py`` ``check_big_args_blocks_health``, issue 22, item 2);
+        the cost is more frequent switches between busy threads.
     order_wait_seconds
         Longest time a step whose predecessor is still being judged (sent concurrently, on
         another connection) waits for it, in seconds (float >= 0), further bounded by the
@@ -243,6 +254,7 @@ class Config:
     max_concurrent_rpcs: int = 32
     request_read_seconds: float = 30.0
     health_probe_seconds: float = 1.0
+    switch_interval_seconds: float = 0.001
     order_wait_seconds: float = 30.0
     idle_run_ttl_seconds: float = 7 * 24 * 3600.0
     ended_run_ttl_seconds: float = 24 * 3600.0
@@ -301,6 +313,7 @@ class Config:
         need("max_concurrent_rpcs", self.max_concurrent_rpcs >= 1, "must be >= 1")
         need("request_read_seconds", 0 < self.request_read_seconds < float("inf"), "must be finite and > 0")
         need("health_probe_seconds", 0 < self.health_probe_seconds < float("inf"), "must be finite and > 0")
+        need("switch_interval_seconds", 0 < self.switch_interval_seconds <= 0.005, "must be > 0 and <= 0.005")
         need("order_wait_seconds", self.order_wait_seconds >= 0 and self.order_wait_seconds != float("inf"), "must be finite and >= 0")
         need("idle_run_ttl_seconds", self.idle_run_ttl_seconds > 0, "must be > 0")
         need("ended_run_ttl_seconds", self.ended_run_ttl_seconds > 0, "must be > 0")

@@ -141,3 +141,27 @@ def test_tool_policy_is_parsed_on_the_command_line_and_from_the_environment() ->
     assert cli.build_parser({}).parse_args(["replay", "examples", "--tool-policy", spec]).tool_policy == expected
     assert cli.build_parser({"PLATEAU_TOOL_POLICY": spec}).parse_args(["serve"]).tool_policy == expected
     assert cli.engine_config(cli.build_parser({}).parse_args(["serve", "--tool-policy", spec])).tool_policy == expected
+
+
+def test_serve_shortens_the_interpreter_s_switch_interval_for_its_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``plateau serve`` runs with ``config.switch_interval_seconds`` (1 ms by default, not Python's 5 ms), so a small
+    call waiting on I/O takes the interpreter lock back from a heavy call sooner (issue 22, item 2);
+    ``--switch-interval-seconds`` sets it, and a value out of range is a usage error naming the option."""
+    import asyncio
+    import sys
+
+    seen: list[float] = []
+
+    def fake_run(coro: object) -> None:
+        seen.append(sys.getswitchinterval())
+        coro.close()  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(asyncio, "run", fake_run)
+    monkeypatch.setattr(sys, "setswitchinterval", lambda v: seen.append(-v))
+    serve = ["serve", "--port", "0", "--store", "memory", "--embedder", "hashing"]
+    for argv, want in (([], 0.001), (["--switch-interval-seconds", "0.002"], 0.002)):
+        seen.clear()
+        assert cli.cmd_serve(cli.build_parser().parse_args([*serve, *argv])) == 0
+        assert seen[0] == -want  # set before the server's loop starts
+    with pytest.raises(ValueError, match="switch_interval_seconds"):
+        cli._serve_engine(cli.build_parser().parse_args([*serve, "--switch-interval-seconds", "0.1"]))

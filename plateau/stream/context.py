@@ -22,23 +22,57 @@ from plateau.stream.result import Fire
 
 __all__ = ["RequestContext"]
 
-#: Number words (list ``number-words``), phrases asking for repetition (``repetition-requests``)
-#: and verbs asking for output (``output-verbs``) of :mod:`plateau.lexicon`.
-_WORDS = {word: int(value) for word, value in (line.split() for line in lexicon.load("number-words"))}
+#: Number words of several languages (list ``number-words``), the counters that make a count a
+#: number of times (``count-times``: "times", "fois", "mal", "veces", "раз", "遍", "回" ...), the
+#: numerals of Chinese and Japanese counts (``count-numerals``), phrases asking for repetition
+#: (``repetition-requests``), verbs asking for output (``output-verbs``) and the words that name a
+#: piece by its kind or by reference (``repetition-pieces``) of :mod:`plateau.lexicon`.
+_WORDS = {word.lower(): int(value) for word, value in (line.split() for line in lexicon.load("number-words"))}
+_NUMERALS = {char: int(value) for char, value in (line.split() for line in lexicon.load("count-numerals"))}
+_TIMES = lexicon.alternation("count-times")
 _COUNT = re.compile(
-    r"\b(\d{1,7}|a hundred|a thousand|" + "|".join(_WORDS) + r")\s*"
-    r"(?:x\b|×|times\b|copies\b|lines\b|rows\b|repetitions\b|repeats\b)",
+    r"(?<!\w)(\d{1,7}|a hundred|a thousand|" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")\s*-?\s*"
+    r"(" + _TIMES + r"|copies\b|lines\b|rows\b|repetitions\b|repeats\b)",
     re.IGNORECASE,
 )
+_CJK_COUNT = re.compile("([" + "".join(_NUMERALS) + r"]{1,8})\s*(?:" + _TIMES + ")")
+_TIMES_ONLY = re.compile(_TIMES + "$", re.IGNORECASE)
 _TIMES_WORD = re.compile(r"\b(twice|thrice)\b", re.IGNORECASE)
-_REPEAT = lexicon.pattern("repetition-requests", prefix=r"\b(", suffix=")", flags=re.IGNORECASE)
-_QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|'([^'\n]{1,200})'|`([^`\n]{1,200})`|“([^”\n]{1,200})”")
+# Each entry between word boundaries; an entry in a script written without spaces (Han, kana,
+# hangul) starts anywhere.
+_REPEAT = lexicon.pattern(
+    "repetition-requests", prefix=r"(?:\b|(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]))(", suffix=")", flags=re.IGNORECASE
+)
+_PASTE = lexicon.pattern("output-requests", prefix=r"\b(", suffix=")", flags=re.IGNORECASE)
+_PIECES = frozenset(w.lower() for w in lexicon.load("repetition-pieces"))
+_QUOTED = re.compile(
+    r"\"([^\"\n]{1,200})\"|'([^'\n]{1,200})'|`([^`\n]{1,200})`|“([^”\n]{1,200})”|«\s*([^»\n]{1,200}?)\s*»"
+    r"|„([^“”\n]{1,200})[“”]|「([^」\n]{1,200})」|『([^』\n]{1,200})』"
+)
 _VERB_UNIT = re.compile(
     r"\b" + lexicon.alternation("output-verbs") + r"\s+(?:the\s+(?:word|line|phrase|sentence|text)\s+)?"
     r"([\w!?.,:;\- ]{1,60}?)\s+"
     r"(?=\d|once|twice|thrice|two|three|four|five|ten|twenty|fifty|a hundred|a thousand|hundred|over|again|forever|until)",
     re.IGNORECASE,
 )
+_DIGITS = re.compile(r"\d+")
+
+
+def _cjk_number(text: str) -> int:
+    """The value of a Chinese/Japanese numeral (``"二十"`` 20, ``"三"`` 3, ``"十五"`` 15, ``"20"``
+    handled elsewhere): digits add, a multiplier (10 and above) multiplies the digit before it (1
+    when none)."""
+    total, digit = 0, 0
+    for ch in text:
+        v = _NUMERALS[ch]
+        if v >= 10:
+            total += (digit or 1) * v
+            digit = 0
+        else:
+            digit = digit * 10 + v if digit else v
+    return total + digit
+
+
 _NORM = re.compile(r"[^\w]+")
 
 
@@ -61,6 +95,11 @@ class RequestContext:
     units : tuple of str
         What the request names to repeat (quoted text, or the words between the verb and the
         count), normalised (lower case, words joined by one space); empty when it names nothing.
+    pastes_output : bool
+        Whether the request asks for a program's output pasted or shown as it is ("run the
+        tests and paste the output"; list ``output-requests``): the answer is then quoted
+        program output, and the detectors give its lines the budget of a line inside a code
+        fence (``max_copies``, :meth:`StreamGuardConfig.span_required`).
 
     Examples
     --------
@@ -75,6 +114,7 @@ class RequestContext:
     requested: bool
     bound: int | None
     units: tuple[str, ...]
+    pastes_output: bool = False
 
     @classmethod
     def parse(cls, text: str | None) -> RequestContext:
@@ -91,12 +131,18 @@ class RequestContext:
             raise TypeError(f"context must be a str or None, got {type(text).__name__}")
         text = text[-4000:]
         counts: list[int] = []
+        times = False  # a count of times ("four times", "15 fois") asks for repetition by itself
         for m in _COUNT.finditer(text):
             word = m.group(1).lower()
             word = word.removeprefix("a ")
             counts.append(int(word) if word.isdigit() else _WORDS.get(word, 0))
-        counts += [_WORDS[m.group(1).lower()] for m in _TIMES_WORD.finditer(text)]
-        asks = bool(_REPEAT.search(text))
+            times = times or bool(_TIMES_ONLY.match(m.group(2)))
+        for m in _CJK_COUNT.finditer(text):
+            counts.append(_cjk_number(m.group(1)))
+            times = True
+        twice = [_WORDS[m.group(1).lower()] for m in _TIMES_WORD.finditer(text)]
+        counts += twice
+        asks = times or bool(twice) or bool(_REPEAT.search(text))
         units: list[str] = []
         if asks or counts:
             for m in _QUOTED.finditer(text):
@@ -105,13 +151,32 @@ class RequestContext:
                     units.append(unit)
             for m in _VERB_UNIT.finditer(text):
                 unit = _norm(m.group(1))
-                if unit and unit not in units:
+                # "repeat the chorus twice", "write it four times": a unit named by its kind or
+                # by reference names no wording; the request then excuses any repeated unit.
+                if unit and unit not in units and not set(unit.split()) <= _PIECES:
                     units.append(unit)
         # A count alone ("write 500 lines of code") asks for volume, not repetition: it excuses
         # repetition only of what the request names ("print 'hello' on 20 lines").
         requested = asks or bool(counts and units)
         bound = max(counts) if counts and requested else None
-        return cls(text=text, requested=requested, bound=bound, units=tuple(units) if requested else ())
+        return cls(
+            text=text,
+            requested=requested,
+            bound=bound,
+            units=tuple(units) if requested else (),
+            pastes_output=bool(_PASTE.search(text)),
+        )
+
+    def _titled(self, unit: str) -> bool:
+        """Whether the repeated ``unit`` is a piece the request names by its title: its first
+        line (whitespace and punctuation folded) is a named unit ("write 'Row, Row, Row Your
+        Boat' four times" answered with the verse that opens with that line). A song, a poem or a
+        round is named by its first line; the answer restarted opens with a preamble instead."""
+        for line in unit.splitlines():
+            first = _norm(line)
+            if first:
+                return first in self.units
+        return False
 
     def excuses(self, fire: Fire, chars: int, config: StreamGuardConfig) -> bool:
         """Whether this request excuses ``fire`` after ``chars`` characters of the stream.
@@ -126,16 +191,17 @@ class RequestContext:
             return False
         unit = _norm(fire.unit)
         padded = f" {unit} "
-        if self.units:
+        if self.units and not self._titled(fire.unit):
             if not any(f" {u} " in padded or (unit and padded in f" {u} ") for u in self.units):
                 return False
             # The named units, and nothing else: a unit that also holds words the request did
             # not name (the answer's preamble, a leaked role header) is the answer restarted,
-            # not the repetition asked for.
+            # not the repetition asked for. Numbers are not words: a numbered copy ("3. the
+            # line") is the line the request named, counted.
             rest = padded
             for u in sorted(self.units, key=len, reverse=True):
                 rest = rest.replace(f" {u} ", " ").replace(f" {u} ", " ")
-            if rest.strip() and not any(padded in f" {u} " for u in self.units):
+            if _DIGITS.sub(" ", rest).strip() and not any(padded in f" {u} " for u in self.units):
                 return False
         if self.bound is None:
             return chars <= config.context_cap_chars

@@ -110,6 +110,29 @@ _MAX_TURNS = 64
 _SIMILAR = 0.5
 
 
+def _alike(x: frozenset[str], y: frozenset[str]) -> bool:
+    """Word-set Jaccard of two turns at least ``_SIMILAR`` (both non-empty)."""
+    return bool(x) and bool(y) and len(x & y) >= _SIMILAR * len(x | y)
+
+
+def _turn_cycle(words: list[frozenset[str]], unit: int) -> tuple[int, int]:
+    """The cycle of completed turns (their word sets, in order): ``(k, run)``.
+
+    ``k`` is the shortest multiple of ``unit`` (the roles' cycle, in turns) such that the last
+    turn is alike the turn ``k`` before it, and ``run`` the number of consecutive turns, ending
+    at the last, alike the turn ``k`` before each; ``(0, 0)`` when the last turn is alike none
+    of the earlier turns at a multiple of ``unit``.
+    """
+    n = len(words)
+    for k in range(max(1, unit), n, max(1, unit)):
+        run = 0
+        while run < n - k and _alike(words[n - 1 - run], words[n - 1 - run - k]):
+            run += 1
+        if run:
+            return k, run
+    return 0, 0
+
+
 class _Partial:
     """The text up to the last chunk, shaped as much like a :class:`Block` as the detector reads."""
 
@@ -156,6 +179,7 @@ class DialogueDetector:
         #: line-initial speaker labels of the current alternating stretch: (name, start, text start, asks)
         self._speakers: list[tuple[str, int, int, bool]] = []
         self._label_fire: Fire | None = None  # the third pair's fire, due when its last turn's line ends
+        self._speaker_words: list[frozenset[str]] = []  # word sets of the stretch's completed label turns
 
     def reset(self) -> None:
         """Forget the stream."""
@@ -291,19 +315,34 @@ class DialogueDetector:
         """
         cfg = self.config
         sp = self._speakers
-        if sp and sp[-1][1] + 1 < at:  # the previous turn's text, for the question test
-            full, full0 = b.s, b.s0
-            lo, hi = sp[-1][2] - full0, at - full0
-            if lo >= 0 and hi <= len(full):
-                body = full[lo:hi].rstrip()
-                sp[-1] = (sp[-1][0], sp[-1][1], sp[-1][2], body.endswith("?"))
+        words = self._speaker_words
+        if sp:  # the previous turn's text, for the question test and the turns' cycle
+            body = ""
+            if sp[-1][1] + 1 < at:
+                full, full0 = b.s, b.s0
+                lo, hi = sp[-1][2] - full0, at - full0
+                if lo >= 0 and hi <= len(full):
+                    body = full[lo:hi].rstrip()
+                    sp[-1] = (sp[-1][0], sp[-1][1], sp[-1][2], body.endswith("?"))
+            words.append(frozenset(re.findall(r"\w+", body.lower())))
         name = label.lower()
         if len(sp) >= 2 and (name == sp[-1][0] or name != sp[-2][0]) or len(sp) == 1 and name == sp[0][0]:
             sp.clear()  # the alternation broke: a new stretch begins here
+            words.clear()
         sp.append((name, at, text_at, False))
         if len(sp) > 2 * _MAX_TURNS:
             del sp[0]
-        if len(sp) != 2 * cfg.dialogue_turns:
+            del words[0]
+        if len(sp) < 2 * cfg.dialogue_turns or self._label_fire is not None:
+            return None
+        # The turns' own cycle, when they come back at a longer period than one pair (two or
+        # three turn pairs that repeat): fire at its second repeat -- the first turn of the
+        # dialogue_turns-th cycle complete and alike its counterparts -- never before.
+        k, run = _turn_cycle(words[-(len(sp) - 1) :], 2)
+        if k > 2:
+            if run < (cfg.dialogue_turns - 2) * k + 1:
+                return None
+        elif len(sp) != 2 * cfg.dialogue_turns:
             return None
         names = {sp[0][0], sp[1][0]}
         if not (names <= _ROLE_NAMES or any(q for _, _, _, q in sp)):
@@ -397,8 +436,22 @@ class DialogueDetector:
             # The dialogue_turns-th cycle is complete when its last turn is closed by an
             # end-of-turn token or the next cycle's first marker arrives.
             c, stretch = self.cycles()
-            if c and (stretch > cfg.dialogue_turns * c or (stretch == cfg.dialogue_turns * c and (self._closed or not self._ends))):
-                return self._fire(b, turns[0][1])
+            if c:
+                # The cycle is the turns' own when they repeat at a longer period (three turn
+                # pairs that come back): fire at its second repeat, never before.
+                done = self._words[-min(len(self._words), stretch - 1) :] if stretch > 1 else []
+                k, run = _turn_cycle(done, c)
+                turns_needed = cfg.dialogue_turns * c
+                if k > c:
+                    if run >= (cfg.dialogue_turns - 2) * k + 1:
+                        return self._fire(b, turns[0][1])
+                elif k == c:
+                    if stretch > turns_needed or (stretch == turns_needed and (self._closed or not self._ends)):
+                        return self._fire(b, turns[0][1])
+                elif len(done) > turns_needed:
+                    # No turn came back yet: the turn after the dialogue_turns-th cycle is
+                    # complete and repeats none of the earlier ones, so the cycle is the roles'.
+                    return self._fire(b, turns[0][1])
         done = turns[:-2]  # the third alike turn and the reply that completes its pair
         for role in roles:
             idx = [i for i, (r, _, _, _) in enumerate(done) if r == role][-cfg.dialogue_turns :]
@@ -407,7 +460,8 @@ class DialogueDetector:
             sets = [self._words[i] for i in idx]
             if all(x and y and len(x & y) >= _SIMILAR * len(x | y) for x, y in zip(sets, sets[1:], strict=False)):
                 return self._fire(b, turns[idx[0]][1])
-        if self._special >= cfg.dialogue_max_turns and len(self._roles) >= cfg.dialogue_max_turns:
+        if self._special >= cfg.dialogue_max_turns and len(self._roles) >= cfg.dialogue_max_turns and not self.cycles()[0]:
+            # (roles in a fixed cycle are judged by it, above)
             tail = self._roles[-cfg.dialogue_max_turns :]
             if len(set(tail)) >= 2 and tail.count(tail[-1]) >= cfg.dialogue_turns:
                 return self._fire(b, turns[0][1])

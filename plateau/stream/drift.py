@@ -71,6 +71,10 @@ class DriftDetector:
     def __init__(self, config: StreamGuardConfig) -> None:
         self.config = config
         self._keep = (config.drift_copies + 1) * max(8, config.max_period // 4)
+        #: The whole answer is quoted program output (the request asks for it pasted): its copies
+        #: need ``max_copies``, the budget of a quoted line (see
+        #: :meth:`StreamGuardConfig.span_required`).
+        self.quoted = False
         self._reset()
 
     def _reset(self) -> None:
@@ -144,6 +148,8 @@ class DriftDetector:
             exact = max(cfg.unit_copies, budget)
         else:
             exact = budget = -(-cfg.span_required(chars, words) // chars)  # the copies the exact rule needs
+        if self.quoted:
+            exact = budget = max(exact, cfg.max_copies)
         # Copies equal as token lists (only spacing and case drift): the exact rule.
         if q * exact <= end:
             same = {" ".join(kept[end - (i + 1) * q : end - i * q]) for i in range(exact)}

@@ -170,6 +170,7 @@ class StreamGuard:
             self._recheck = RecheckDetector(cfg, templated=self.channel == "reasoning")
             self._detectors += (self._recheck,)
         self._updates = tuple(d.update for d in self._detectors)
+        self._quote_output()
         self._armed: dict[tuple[Any, ...], Armed] = {}  # fires predicted past the last block, by key
         self._due = _NEVER  # the earliest offset an armed fire falls due at
         self._probed = -1  # the absolute offset of the last half-block probe
@@ -191,6 +192,11 @@ class StreamGuard:
         """
         self.context = context if isinstance(context, RequestContext) else RequestContext.parse(context)
         self._lines.track_totals = self._lines.track_totals or self.context.requested
+        self._quote_output()
+
+    def _quote_output(self) -> None:
+        """A request for a program's output pasted makes every line of the answer quoted output."""
+        self._period.quoted = self._lines.quoted = self._drift.quoted = self.context.pastes_output
 
     # ------------------------------------------------------------------ public API
 

@@ -24,7 +24,9 @@ The same rule holds for a *record* of 2 to 8 lines (a subtitle block: its index,
 range, its text): lines that are only a numeric field -- a counter (``12``) or a time
 (``0:02:13.580 --> 0:02:16.580``) -- are compared with their digit runs read as ``0``, every
 other line verbatim, blank lines transparent; a record holding a time line (two numbers or
-more), a changed counter or time, a worded line and ``copy_unit`` characters fires by its
+more), a changed counter or time, a worded line (or, in a record that numbers itself with a
+changed one-number counter line, a number line repeated verbatim: a subtitle whose text is a
+number) and ``copy_unit`` characters fires by its
 ``unit_copies``-th copy (12 inside an open code fence), on the newline that ends that copy.
 A field line holding letters (``Epoch 3/10``, ``path:12:5``) never folds. On the 12,871
 messages of ``scripts/stream_false_alarms.py`` the record rule adds no fire.
@@ -135,6 +137,12 @@ class _Records:
             unit = range(n - q, n)
             changed = any(lines[i][3] and lines[i][1] != lines[i - q][1] for i in unit)
             worded = any(not lines[i][3] and word_count(lines[i][1][:_WORDS_IN]) > 0 for i in unit)
+            if not worded:
+                # A record that numbers itself (a one-number counter line that changed) and
+                # repeats a number line verbatim under it (a subtitle whose text is "90"): that
+                # line is the record's text, written again, as a worded line would be.
+                counted = any(lines[i][3] and not lines[i][4] and lines[i][1] != lines[i - q][1] for i in unit)
+                worded = counted and any(lines[i][3] and not lines[i][4] and lines[i][1] == lines[i - q][1] for i in unit)
             if changed and worded and any(lines[i][4] for i in unit):
                 best = q
         return best
@@ -175,6 +183,9 @@ class LineDetector:
         self.config = config
         #: Whether to count every line since the start (for a request that bounds repetition).
         self.track_totals = track_totals
+        #: The whole answer is quoted program output (the request asks for it pasted): every line
+        #: is judged as a line inside an open fence.
+        self.quoted = False
         self._reset()
 
     def _reset(self) -> None:
@@ -237,7 +248,7 @@ class LineDetector:
         else:
             run = (folded, 1, at, key)
         cfg = self.config
-        need = cfg.max_copies if self._fences % 2 == 1 else cfg.unit_copies
+        need = cfg.max_copies if self.quoted or self._fences % 2 == 1 else cfg.unit_copies
         if run[1] < need or nl + 1 < cfg.min_chars:
             return run, None
         text = key[n:]
@@ -264,7 +275,7 @@ class LineDetector:
             return None
         cfg = self.config
         copies = rec.runs[q] // q + 1
-        need = cfg.max_copies if self._fences % 2 == 1 else cfg.unit_copies
+        need = cfg.max_copies if self.quoted or self._fences % 2 == 1 else cfg.unit_copies
         if copies < need or nl + 1 < cfg.min_chars:
             return None
         unit = rec.unit(q)

@@ -116,6 +116,9 @@ class PeriodDetector:
         self.probe_period = (config.kgram + config.block) // max(1, config.unit_copies - 1)
         self._k = config.kgram
         self._short = min(_SHORT, config.max_period)
+        #: The whole answer is quoted program output (the request asks for it pasted): every line
+        #: is judged as a line inside an open fence.
+        self.quoted = False
         self._reset()
 
     def _reset(self) -> None:
@@ -234,14 +237,42 @@ class PeriodDetector:
             begin = self._drifted(s, begin - b.s0, unit) + b.s0
         words = count_words(unit)
         token = words == 0 and (is_token_run(unit) or self._glued(s, begin - b.s0 - 1, unit))
-        quoted = self._fences % 2 == 1 and unit.count("\n") == 1 and "```" not in unit
+        quoted = (self.quoted or self._fences % 2 == 1) and unit.count("\n") == 1 and "```" not in unit
         need = cfg.span_required(p, words, token=token, content=content_length(unit), quoted_line=quoted)
+        if "\n" in unit and need == cfg.unit_copies * p:
+            need -= self._marker(s, begin - b.s0, p, begin == 0)
         reason = "stream.run" if p == 1 and (token or unit.isalnum()) else "stream.period"
         reach = max(begin + need - 1, cfg.min_chars - 1)
         if reach > b.s0 + x:
             b.arm(Armed(at=reach, source=self, key=("period", p, begin), data=(p, begin, b.s0 + x + 1, reason)))
             return None
         return self._fire(s, b.s0, x, p, run, begin, reach, reason)
+
+    @staticmethod
+    def _marker(s: str, i: int, p: int, start: bool) -> int:
+        """The characters of a loop's last copy that belong to the marker before the next copy.
+
+        ``i`` is the index in ``s`` of the loop's first copy (``start``: the stream's first
+        character). A loop whose copies are joined by a marker that opens the next copy's line
+        (a transcribed ``(waiting) ...``, a prompt) writes each copy's body, then a line break,
+        then the marker: read from the loop's start -- a line start, where its first copy
+        begins a line -- the unit ends with text after its last line break. A reader counts a copy once its body is
+        written -- the marker after it is what the next copy brings -- so the copy's fourth
+        occurrence is complete at the end of its body, before that line break (the labelling
+        rule of issue 23: a loop that ends with the stream at its fourth body has four
+        copies). Returns the length of the line break and the marker after it (0 when the unit
+        ends with its line break, or only whitespace follows it).
+        """
+        if not (0 <= i < len(s) and (s[i - 1] == "\n" if i > 0 else start)):
+            return 0
+        unit = s[i : i + p]
+        if len(unit) < p or unit[0] == "\n":
+            return 0
+        nl = unit.rfind("\n")
+        if nl < 0 or not unit[nl + 1 :].strip():
+            return 0
+        body = len(unit[:nl].rstrip())
+        return p - body if body > 0 else 0
 
     def _drifted(self, s: str, i: int, unit: str) -> int:
         """Where a run of a short ``unit`` starting at index ``i`` of ``s`` really begins, when it

@@ -981,7 +981,18 @@ def _brute_period_fire(text: str, cfg: StreamGuardConfig) -> int | None:
             runs[p] = runs[p] + 1 if text[x] == text[x - p] else 0
             if runs[p] and runs[p] >= 2 * p and x + 1 >= cfg.min_chars:
                 unit = text[x - p + 1 : x + 1]
-                if _primitive_period(unit) == p and runs[p] + p >= _brute_span(unit, cfg):
+                if _primitive_period(unit) != p:
+                    continue
+                need = _brute_span(unit, cfg)
+                start = x - runs[p] - p + 1  # the loop's first copy
+                first = text[start : start + p]
+                if need == cfg.unit_copies * p and "\n" in first and (start == 0 or text[start - 1] == "\n") and first[0] != "\n":
+                    # a copy is complete at the end of its body, before the marker that opens
+                    # the next copy's line (the text after the unit's last line break)
+                    nl = first.rfind("\n")
+                    if first[nl + 1 :].strip() and first[:nl].rstrip():
+                        need -= p - len(first[:nl].rstrip())
+                if runs[p] + p >= need:
                     return x
     return None
 

@@ -311,17 +311,18 @@ def _chatml_cycles(n: int) -> tuple[str, list[int]]:
     return text + "<|im_end|>\n", closes
 
 
-def test_template_self_dialogue_fires_when_the_third_pair_closes() -> None:
-    """Different questions and answers each cycle: fire on the chunk that brings the end-of-turn
-    token's last character closing the 3rd user/assistant pair (the cycle's second repeat), never
-    in the first two, and never on the chunk before."""
+def test_template_self_dialogue_fires_when_the_turn_after_the_third_pair_repeats_none() -> None:
+    """Different questions and answers each cycle: the turns show no longer cycle, so the cycle is
+    the roles' (one pair). Whether the dialogue cycles over several pairs shows only in the turn
+    after the third pair: it fires once that turn (the 4th pair's user turn) is complete -- on the
+    chunk that completes the next marker, ``<|im_start|>assistant`` and the character after it --
+    never in the first three pairs, and never on the chunk before."""
     text, _ = _chatml_cycles(5)
-    ends = [i + len("<|im_end|>") - 1 for i in range(len(text)) if text.startswith("<|im_end|>", i)]
-    # ends[0] closes the reply; then each pair holds a user and an assistant end token.
-    third_pair_closed = ends[6]
+    marks = [i for i in range(len(text)) if text.startswith("<|im_start|>assistant", i)]
+    fourth_user_done = marks[3] + len("<|im_start|>assistant")
     for seed in range(3):
         chunks = seeded(text, 50 + seed)
-        res = assert_fires_at(chunks, third_pair_closed)
+        res = assert_fires_at(chunks, fourth_user_done)
         assert res.reason == "stream.self_dialogue" and res.loop_start == text.index("<|im_start|>")  # the first marker
 
 
@@ -334,12 +335,14 @@ def test_one_or_two_template_pairs_never_fire() -> None:
         assert first_fire(feed(seeded(text, 60 + n))) is None
 
 
-def test_pairs_without_end_tokens_fire_when_the_third_pair_is_written() -> None:
-    """[INST] templates never close a turn: fire on the chunk that completes the 3rd [/INST] (the
-    third pair's last marker), never on the one before."""
+def test_pairs_without_end_tokens_fire_when_the_turn_after_the_third_pair_is_written() -> None:
+    """[INST] templates never close a turn: a turn is complete when the next marker arrives. With
+    different turns each pair, fire on the chunk that completes the 4th [/INST] (the 4th pair's
+    user turn is then complete and repeats none of the earlier turns: the cycle is one pair, and
+    three are written), never on the one before."""
     text = "Sure." + "".join(f" [INST] {q} [/INST] {a}" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True))
-    third = [i for i in range(len(text)) if text.startswith("[/INST]", i)][2]
-    assert_fires_at(seeded(text, 70), third + len("[/INST]") - 1)
+    fourth = [i for i in range(len(text)) if text.startswith("[/INST]", i)][3]
+    assert_fires_at(seeded(text, 70), fourth + len("[/INST]") - 1)
 
 
 def _labelled(first: str, second: str, pairs: int, lead: str = "Paris is the capital of France.\n") -> tuple[str, list[int]]:
@@ -376,18 +379,19 @@ def test_labelled_exchanges_that_are_not_a_self_dialogue_stay_quiet() -> None:
             assert first_fire(feed(seeded(text, 130), channel)) is None, text[:40]
 
 
-def test_instruction_templates_and_bare_role_lines_fire_in_the_third_pair() -> None:
-    """'### Instruction:' / '### Response:' and lines holding only 'user' / 'assistant': fire on
-    the chunk that completes the third pair's last marker."""
+def test_instruction_templates_and_bare_role_lines_fire_after_the_third_pair() -> None:
+    """'### Instruction:' / '### Response:' and lines holding only 'user' / 'assistant', different
+    turns each pair: fire on the chunk that completes the 4th pair's response marker (its
+    instruction turn complete and new: the cycle is one pair, three written)."""
     alpaca = "Here it is.\n" + "".join(
         f"### Instruction:\n{q}\n\n### Response:\n{a}\n\n" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True)
     )
-    third = [i for i in range(len(alpaca)) if alpaca.startswith("### Response:", i)][2]
-    res = assert_fires_at(seeded(alpaca, 140), third + len("### Response:") - 1)
+    fourth = [i for i in range(len(alpaca)) if alpaca.startswith("### Response:", i)][3]
+    res = assert_fires_at(seeded(alpaca, 140), fourth + len("### Response:") - 1)
     assert res.reason == "stream.self_dialogue" and res.loop_start == alpaca.index("### Instruction:") - 1
     bare = "Here it is.\n" + "".join(f"user\n{q}\nassistant\n{a}\n" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True))
-    third = [i for i in range(len(bare)) if bare.startswith("\nassistant\n", i)][2]
-    res = assert_fires_at(seeded(bare, 141), third + len("\nassistant"))  # the role line ends with its newline
+    fourth = [i for i in range(len(bare)) if bare.startswith("\nassistant\n", i)][3]
+    res = assert_fires_at(seeded(bare, 141), fourth + len("\nassistant"))  # the role line ends with its newline
     assert res.reason == "stream.self_dialogue"
 
 

@@ -5,9 +5,16 @@ A user who asks for uniform output ("print DONE 40 times", "repeat the word 'hel
 volume, not repetition, and excuses nothing unless the request names the unit: :class:`RequestContext` reads the request (the user's
 last message) and excuses a fire whose repeated unit the request names -- or any repetition,
 when the request asks to repeat without naming what -- as long as the copies stay within the
-bound read from the request, with some slack (``ceil(bound * context_slack) + 2``). Without a
+bound read from the request (a numeral or a number word of several languages before the
+language's word for "times": "four times", "15 fois", "zwanzigmal", "diez veces", "три раза",
+"二十遍"; such a count of times asks for repetition by itself), with some slack (``ceil(bound * context_slack) + 2``). Without a
 number the request excuses ``context_cap_chars`` characters of repetition. A bound never
-excuses ten times itself: past the allowance the fire goes through.
+excuses ten times itself: past the allowance the fire goes through. A unit named by its
+kind or by reference ("repeat the chorus twice", "write it four times") names no wording; a
+piece named by its title (its first line: "write 'Row, Row, Row Your Boat' four times") is
+excused whole; numbers in a copy are not words (a numbered copy of the named line is the line).
+A request that asks for a program's output pasted (:attr:`RequestContext.pastes_output`) makes
+the answer quoted program output, judged with the budget of a line inside a code fence.
 """
 
 from __future__ import annotations

@@ -43,6 +43,16 @@ pair. It fires
     dialogue, a FAQ) is quoted and never fires. ``scripts/stream_false_alarms.py``: on the
     12,871 messages of the real runs the rule fires on none;
 
+- whatever the markers or labels, when the turns themselves repeat at a longer period than
+  the roles' (two or three turn pairs that come back: the shortest multiple ``k`` of the
+  roles' cycle such that the last completed turn is alike -- word-set Jaccard at least 0.5 --
+  the turn ``k`` before it), the cycle is ``k`` turns: it fires once the first turn of the
+  ``dialogue_turns``-th such cycle is complete and alike its counterparts (the second repeat of
+  the cycle), never before. Whether the turns cycle over several pairs shows only in the turn
+  after the roles' third cycle, so a template whose turns repeat none of the earlier ones
+  fires once that turn is complete (the 4th pair's first turn; the rule above fires for
+  speaker labels as before); the ``dialogue_max_turns`` rule below applies only to roles
+  without a fixed cycle;
 - when the last ``dialogue_turns`` turns of one role are alike (consecutive word-set Jaccard
   at least 0.5), plain markers included, once the pair of the third of them is complete (the
   turn after it has ended);
@@ -439,8 +449,8 @@ class DialogueDetector:
             if c:
                 # The cycle is the turns' own when they repeat at a longer period (three turn
                 # pairs that come back): fire at its second repeat, never before.
-                done = self._words[-min(len(self._words), stretch - 1) :] if stretch > 1 else []
-                k, run = _turn_cycle(done, c)
+                completed = self._words[-min(len(self._words), stretch - 1) :] if stretch > 1 else []
+                k, run = _turn_cycle(completed, c)
                 turns_needed = cfg.dialogue_turns * c
                 if k > c:
                     if run >= (cfg.dialogue_turns - 2) * k + 1:
@@ -448,7 +458,7 @@ class DialogueDetector:
                 elif k == c:
                     if stretch > turns_needed or (stretch == turns_needed and (self._closed or not self._ends)):
                         return self._fire(b, turns[0][1])
-                elif len(done) > turns_needed:
+                elif len(completed) > turns_needed:
                     # No turn came back yet: the turn after the dialogue_turns-th cycle is
                     # complete and repeats none of the earlier ones, so the cycle is the roles'.
                     return self._fire(b, turns[0][1])

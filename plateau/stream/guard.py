@@ -22,6 +22,8 @@ fires, the probe, the block), so a fire depends only on the text.
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -45,6 +47,8 @@ _new = object.__new__
 _TAIL_SLACK = 4096
 _NEVER = 1 << 62
 _MAX_ARMED = 16  # armed fires kept (the earliest due)
+_DIGITS = re.compile(r"\d+")
+_MAX_EXCUSED = 64  # excused repetitions whose start is remembered
 _PROBE_TEXT = 224  # characters before a half-block probe it reads: four copies of its longest unit and more
 
 
@@ -172,6 +176,7 @@ class StreamGuard:
         self._updates = tuple(d.update for d in self._detectors)
         self._quote_output()
         self._armed: dict[tuple[Any, ...], Armed] = {}  # fires predicted past the last block, by key
+        self._excused_from: dict[tuple[str, str], int] = {}  # an excused repetition (reason, folded unit) -> its first start
         self._due = _NEVER  # the earliest offset an armed fire falls due at
         self._probed = -1  # the absolute offset of the last half-block probe
         self._wake = cfg.block // 2  # the stream length from which feed must look again
@@ -464,8 +469,30 @@ class StreamGuard:
         return self._excused_at(fire, block.end)
 
     def _excused_at(self, fire: Fire, end: int) -> bool:
+        """Whether the request excuses ``fire`` at stream offset ``end``.
+
+        A detector that judges the last copies only (``stream.drift`` reports the copies it
+        compared) would be excused again and again as the repetition goes on: once a repetition
+        (its reason, and its unit with digits folded and case ignored) has been excused, its
+        later fires count their copies from where it was first excused, so that the request's
+        bound holds over the whole run.
+        """
         ctx = self.context
-        return ctx.requested and ctx.excuses(fire, end, self.config)
+        if not ctx.requested:
+            return False
+        key = (fire.reason, _DIGITS.sub("0", fire.unit.strip().lower()))
+        start = self._excused_from.get(key)
+        if start is not None and fire.copies > 0:
+            start = min(start, fire.loop_start)
+            fire = replace(fire, copies=max(fire.copies, (end - start) // max(1, len(fire.unit))))
+        else:
+            start = fire.loop_start
+        if not ctx.excuses(fire, end, self.config):
+            return False
+        if key not in self._excused_from and len(self._excused_from) >= _MAX_EXCUSED:
+            self._excused_from.clear()
+        self._excused_from[key] = start
+        return True
 
     def _judge_semantic(self, end: int, block: Block | None = None) -> Fire | None:
         """Steer on semantic recurrence; fire when the wording corroborates it."""
@@ -476,7 +503,11 @@ class StreamGuard:
                 self._quiet.update(steer=False, message=None)
             return None
         fresh = self._novelty.fresh_fraction
-        if fresh is not None and fresh <= self.config.corroboration_fresh and sem.origin is not None:
+        # Program output the request asks to paste is not the model's sentences: its lines
+        # recycle their wording as a program prints them, and are judged by the textual
+        # detectors with the quoted-line budget; meaning alone only steers there.
+        quoted = self.context.pastes_output
+        if not quoted and fresh is not None and fresh <= self.config.corroboration_fresh and sem.origin is not None:
             text, start = sem.origin
             fire = Fire(
                 at=end - 1,

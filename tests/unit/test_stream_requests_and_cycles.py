@@ -1,0 +1,263 @@
+"""The stream guard on requested repetition, pasted program output, marker-joined loops, number
+subtitles and self-dialogue cycles of several turn pairs.
+
+Every stream is built from a fixed text and cut into seeded chunks; where the rule fixes the
+firing character, the test computes the chunk that brings it (and checks the chunk before is
+quiet), and checks that other chunkings give the same character.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from plateau.stream import GuardResult, RequestContext, StreamGuard
+from tests.support.streams import chunk_of, seeded
+
+
+def first_fire(chunks: list[str], **kw: object) -> GuardResult:
+    guard = StreamGuard(**kw)  # type: ignore[arg-type]
+    result = GuardResult(fired=False, chars=0)
+    for c in chunks:
+        result = guard.feed(c)
+        if result.fired:
+            break
+    return result
+
+
+def fires_at(text: str, offset: int, seeds: tuple[int, ...] = (1, 2, 3), **kw: object) -> GuardResult:
+    """Assert that every seeded chunking fires on the chunk holding ``offset``; the last result."""
+    res = GuardResult(fired=False, chars=0)
+    for seed in seeds:
+        chunks = seeded(text, seed)
+        res = first_fire(chunks, **kw)
+        assert res.fired, (seed, offset)
+        assert res.fired_at_chunk == chunk_of(chunks, offset), (seed, res, offset)
+    return res
+
+
+# ----------------------------------------------------------------------------- requested counts
+
+
+@pytest.mark.parametrize(
+    ("request_text", "bound"),
+    [
+        ("Write the line four times.", 4),
+        ("Écris 15 fois la phrase « Il pleut. »", 15),
+        ("请把“你好”写二十遍。", 20),
+        ("Schreib „Guten Morgen“ zwanzigmal.", 20),
+        ("Escribe 'hola amigo' diez veces.", 10),
+        ("Напиши «доброе утро» три раза.", 3),
+        ("「ありがとう」を三回書いて。", 3),
+        ("Scrivi 'ciao' dodici volte.", 12),
+    ],
+)
+def test_a_count_in_words_or_another_language_asks_for_repetition(request_text: str, bound: int) -> None:
+    """A count of times (a numeral or a number word, then the language's word for "times") asks
+    for repetition, and its value is the bound."""
+    ctx = RequestContext.parse(request_text)
+    assert ctx.requested and ctx.bound == bound
+
+
+def test_volume_and_plain_requests_ask_for_nothing() -> None:
+    assert not RequestContext.parse("Write 500 lines of code for the parser.").requested
+    assert not RequestContext.parse("Résume ce fichier en trois points.").requested
+    assert not RequestContext.parse("Fasse die Datei zusammen.").requested
+
+
+_LINE = "Je ne dois pas bavarder avec mes voisins pendant la leçon.\n"  # ten words, a sentence
+
+
+def test_a_french_count_excuses_the_numbered_lines_it_asked_for() -> None:
+    """'15 fois' with the sentence quoted in guillemets: 15 numbered copies stay quiet. Without the
+    request the numbered lines fire (the drift detector folds the numbers), and the same request
+    does not excuse 100 copies, more than twice its bound."""
+    ask = "Écris 15 fois la phrase « Je ne dois pas bavarder avec mes voisins pendant la leçon. », numérotée."
+    text = "".join(f"{i}. {_LINE}" for i in range(1, 16))
+    for seed in (4, 5):
+        assert not first_fire(seeded(text, seed), context=ask).fired
+        assert first_fire(seeded(text, seed)).fired
+    long = "".join(f"{i}. {_LINE}" for i in range(1, 101))
+    res = first_fire(seeded(long, 6), context=ask)
+    assert res.fired and res.chars < len(long)
+
+
+def test_a_chinese_count_excuses_the_run_it_asked_for() -> None:
+    """'二十遍' (twenty times) with the phrase quoted: twenty copies of a 3-character phrase without
+    line breaks stay quiet; without the request the run fires when it reaches 48 wide characters
+    (96 columns, the 16th copy's last character)."""
+    ask = "请把“加油！”连着写二十遍，不要换行。"
+    text = "好的：\n" + "加油！" * 20 + "\n"
+    assert not first_fire(seeded(text, 7), context=ask).fired
+    res = first_fire(seeded(text, 7))
+    assert res.fired and res.unit is not None and "加油" in res.unit
+
+
+_VERSE = "Twinkle, twinkle, little star,\nHow I wonder what you are.\nUp above the world so high,\nLike a diamond in the sky.\n\n"
+
+
+def test_a_piece_named_by_its_title_is_excused() -> None:
+    """'Write out "Twinkle, Twinkle, Little Star" three times': the verse opens with its title,
+    so its copies are the piece asked for; without the request the 4th copy fires on its last
+    character."""
+    ask = "Write out 'Twinkle, Twinkle, Little Star' three times for the class."
+    text = "Here it is three times:\n\n" + _VERSE * 3
+    assert not first_fire(seeded(text, 8), context=ask).fired
+    loop = "Here it is:\n\n" + _VERSE * 5
+    start = len("Here it is:\n\n")
+    fires_at(loop, start + 4 * len(_VERSE) - 1)
+
+
+def test_a_piece_named_by_its_kind_is_excused() -> None:
+    """'sing the chorus after each verse': the request names the repetition by the piece's part,
+    not its wording; a chorus repeated after each verse stays quiet."""
+    ask = "Write a short song about the sea and sing the chorus after each verse."
+    chorus = "Oh the sea, the rolling sea, carry me home to the harbour.\n"
+    verses = [f"Verse {i}: the boat went out on day {i} with the nets and the gulls.\n" for i in range(1, 7)]
+    text = "".join(v + chorus * 2 for v in verses)
+    assert not first_fire(seeded(text, 9), context=ask).fired
+
+
+def test_a_title_does_not_excuse_the_answer_restarted() -> None:
+    """A unit that opens with a preamble (not the named title) is the answer restarted: it fires on
+    its 4th copy as without the request."""
+    ask = "Write out 'Twinkle, Twinkle, Little Star' three times."
+    unit = "Sure! Here is the song.\n" + _VERSE
+    text = unit * 6
+    with_ask = fires_at(text, 4 * len(unit) - 1, context=ask)
+    assert with_ask.reason == "stream.period"
+
+
+# ----------------------------------------------------------------------------- pasted output
+
+_SUMMARY = "test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n"
+
+
+def test_pasted_test_runner_output_gets_the_quoted_line_budget() -> None:
+    """'Run the tests and paste what it prints': identical summary lines in a row are program
+    output, judged as lines inside a code fence -- quiet at 6 copies, fired at the 12th
+    (max_copies); without the request the 4th copy fires on its newline. (The run begins at the
+    newline that ends the command line: it equals the summary's last character.)"""
+    ask = "Run the workspace tests with `cargo test` and paste what it prints."
+    assert RequestContext.parse(ask).pastes_output
+    head = "$ cargo test\n"
+    text = head + _SUMMARY * 6
+    assert not first_fire(seeded(text, 10), context=ask).fired
+    fires_at(text, len(head) - 1 + 4 * len(_SUMMARY) - 1)
+    long = head + _SUMMARY * 20
+    fires_at(long, len(head) - 1 + 12 * len(_SUMMARY) - 1, context=ask)
+
+
+@pytest.mark.parametrize("layout", ["cargo", "name-line", "go"])
+def test_a_summary_line_per_package_is_an_enumeration(layout: str) -> None:
+    """Machine output whose identical summary line recurs once per package, each copy beside a
+    line that brings new words (the package's name): the blocks differ in words, an enumeration
+    of items -- quiet without any request. The same block whose copies do not differ fires."""
+    pkgs = ["core", "parser", "lexer", "codegen", "cli", "utils", "macros", "runtime", "storage", "net"]
+    if layout == "cargo":
+        block = "     Running unittests src/lib.rs (target/debug/deps/{p}-a3f9c1)\n\nrunning 0 tests\n\n" + _SUMMARY + "\n"
+    elif layout == "name-line":
+        block = "Testing {p}\n" + _SUMMARY
+    else:
+        block = "?   \tgithub.com/acme/app/{p}\t[no test files]\n"
+    text = "".join(block.format(p=p) for p in pkgs)
+    assert not first_fire(seeded(text, 11)).fired
+    same = block.format(p="core") * 10
+    assert first_fire(seeded(same, 11)).fired
+
+
+# ----------------------------------------------------------------------------- marker-joined loops
+
+_SENTENCE = "Perfect, we will use Arabic for the mediation. One moment while I update the system."
+_JOIN = "\n\n(waiting) ... "
+
+
+def test_a_loop_ending_with_the_stream_at_its_fourth_copy_fires_on_its_last_character() -> None:
+    """Copies joined by a marker that opens the next copy's line: the 4th copy is complete at the
+    end of its body, so a stream that ends there fires on the chunk of its last character, never
+    on the one before; three copies stay quiet."""
+    text = _JOIN.join([_SENTENCE] * 4)
+    res = fires_at(text, len(text) - 1)
+    assert res.reason == "stream.period"
+    for seed in (1, 2, 3):
+        chunks = seeded(text, seed)
+        guard = StreamGuard()
+        for c in chunks[:-1]:
+            assert not guard.feed(c).fired
+    assert not first_fire(seeded(_JOIN.join([_SENTENCE] * 3), 4)).fired
+
+
+# ----------------------------------------------------------------------------- subtitle records
+
+
+def _srt(copies: int, text: str = "90") -> str:
+    out = ""
+    for i in range(copies):
+        n = 1286 + i
+        out += f"{n}\n00:25:{55 + i:02d},660 --> 00:25:{56 + i:02d},660\n{text}\n\n"
+    return out
+
+
+def test_subtitle_blocks_whose_text_is_a_number_fire_by_the_fourth_copy() -> None:
+    """SRT blocks whose counter and times change and whose text is the number '90': the 4th copy
+    fires on the newline ending its text; three copies stay quiet."""
+    text = _srt(8)
+    one = len(_srt(1))
+    res = fires_at(text, 3 * one + one - 3)  # the newline after the 4th copy's "90"
+    assert res.reason == "stream.line_dominance"
+    assert not first_fire(seeded(_srt(3), 5)).fired
+
+
+def test_number_rows_under_changing_times_without_a_counter_stay_quiet() -> None:
+    """A time line and a value (no counter line that numbers the records): data, not a subtitle."""
+    text = "".join(f"12:00:{i:02d} -> 12:00:{i + 1:02d}\n0\n" for i in range(20))
+    assert not first_fire(seeded(text, 6)).fired
+
+
+# ----------------------------------------------------------------------------- self-dialogue cycles
+
+_PAIRS = [
+    ("I would like to make a new account.", "Okay. What is your name?"),
+    ("Sam", "It looks like you are new to programming."),
+    ("I am", "I am also new to programming."),
+]
+
+
+def _chatml(cycles: int) -> str:
+    text = "Welcome to the shop.\n<|im_end|>\n"
+    for _ in range(cycles):
+        for q, a in _PAIRS:
+            text += f"<|im_start|>user\n{q}\n<|im_end|>\n<|im_start|>assistant\n{a}\n<|im_end|>\n"
+    return text
+
+
+def test_a_three_pair_cycle_fires_in_its_third_cycle_never_before() -> None:
+    """ChatML turns whose cycle is three pairs: quiet through the 2nd cycle; fire once the first
+    turn of the 3rd cycle is complete and alike its counterparts -- on the chunk that completes
+    the next marker, ``<|im_start|>assistant`` and the character after it."""
+    text = _chatml(4)
+    assert not first_fire(seeded(_chatml(2), 1)).fired
+    marks = [i for i in range(len(text)) if text.startswith("<|im_start|>assistant", i)]
+    res = fires_at(text, marks[6] + len("<|im_start|>assistant"))
+    assert res.reason == "stream.self_dialogue"
+
+
+def _labelled(cycles: int) -> str:
+    pairs = [("Sounds good, thanks!", "You're welcome! I'm glad I could help, reach out anytime."),
+             ("Okay, thanks!", "You're welcome! Happy to be of assistance, I'm always glad to lend a hand.")]
+    text = "The order ships tomorrow.\n\n"
+    for _ in range(cycles):
+        for q, a in pairs:
+            text += f"USER: {q}\n\nA: {a}\n\n"
+    return text
+
+
+def test_a_two_pair_label_cycle_fires_in_its_third_cycle_never_before() -> None:
+    """'USER:' / 'A:' turns whose cycle is two pairs: quiet through the 2nd cycle; fire on the
+    newline that ends the 3rd cycle's first 'A:' turn (its 'USER:' turn is then complete and alike
+    its counterparts)."""
+    text = _labelled(4)
+    assert not first_fire(seeded(_labelled(2), 2)).fired
+    a_turns = [i for i in range(len(text)) if text.startswith("\nA: ", i)]
+    fifth = a_turns[4] + 1
+    res = fires_at(text, text.index("\n", fifth))
+    assert res.reason == "stream.self_dialogue"

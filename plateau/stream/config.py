@@ -174,7 +174,9 @@ class StreamGuardConfig:
         shortest repeating sequence of roles (a user/assistant turn pair) -- at whose start the
         self-dialogue fires (int, 2..64; default 3: the second repeat of the cycle, during the
         third turn pair; the first cycle repeats nothing and the second is its first repeat,
-        which a few-shot example or a quoted exchange also holds). Also the number of alike
+        which a few-shot example or a quoted exchange also holds). When the turns themselves
+        come back at a longer period (two or three turn pairs), the cycle is theirs and the
+        same count applies to it (:mod:`~plateau.stream.dialogue`). Also the number of alike
         turns of one role that fire.
     dialogue_max_turns
         Special-token markers after which turns that recur without a fixed cycle fire, once

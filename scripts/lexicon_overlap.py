@@ -9,7 +9,8 @@ A wording list (:mod:`plateau.lexicon`) is written for a kind of text, never cop
 labelled case. This script searches every entry of every list, compiled as a case-insensitive
 regular expression (a literal entry, of format ``words``, ``sentences`` or ``pairs``, escaped
 and matched as whole words), in the text of every case of the corpora: by default
-``../shared/benchmark``, ``evals/`` and ``../shared/data`` (relative to the repository). A
+``../shared/benchmark``, ``evals/`` and ``../shared/data`` (relative to the repository), never
+a blind set (a folder named ``blind-*``: held out until its one score, read by nothing). A
 *case* is one JSON file (``.json``, ``.jsonl``, ``.traj``), or one run of a file that holds
 several (a top-level JSON array of objects, one object per line of a ``.jsonl``); its text is
 every string value in it.
@@ -77,7 +78,7 @@ def read_cases(paths: Sequence[Path]) -> Iterator[tuple[str, str]]:
     for root in paths:
         files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
         for path in files:
-            if not path.name.endswith(CASE_SUFFIXES):
+            if not path.name.endswith(CASE_SUFFIXES) or any(part.startswith("blind-") for part in path.parts):
                 continue
             raw = path.read_text(encoding="utf-8", errors="replace")
             try:

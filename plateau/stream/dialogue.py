@@ -207,7 +207,25 @@ class DialogueDetector:
         arrives before the next block (:meth:`confirm`), so that the fire lands on the chunk
         that completes the marker, not at the end of its block.
         """
-        fire = self._update(b)
+        # The common block holds none of what _update looks for (a label's ": ", a template
+        # marker's "<", "INST]", "###", a bare role line) and no label fire is pending: _update
+        # would change nothing and return None.
+        start = b.nlo - _OVERLAP
+        seg = b.near[start:] if start > 0 else b.near
+        if (
+            self._label_fire is None
+            and ": " not in seg
+            and "<" not in seg
+            and "INST]" not in seg
+            and "###" not in seg
+            and "\nuser" not in seg
+            and "\nassistant" not in seg
+            and "\nhuman" not in seg
+            and "\nmodel" not in seg
+        ):
+            fire = None
+        else:
+            fire = self._update(b)
         # hot() needs a turn, a label, a reopened turn or a pending fire (dialogue_turns >= 2)
         if fire is None and (self._turns or self._speakers or self._reopened or self._label_fire is not None) and self.hot():
             b.arm(Armed(at=b.end, source=self, key=("dialogue",), data=()))
@@ -228,7 +246,9 @@ class DialogueDetector:
 
     def _update(self, b: Block | _Partial) -> Fire | None:
         s = b.near
-        start = max(0, b.nlo - _OVERLAP)
+        start = b.nlo - _OVERLAP
+        if start < 0:
+            start = 0
         seg = s[start:]
         fire: Fire | None = None
         labelled = ": " in seg and (_LABEL.search(s, max(0, start - 1)) is not None or b.near0 == 0)

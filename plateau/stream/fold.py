@@ -155,15 +155,19 @@ class FoldDetector:
         if j <= 0:
             return None
         anchor = s[j:]
-        stop = max(0, j - cfg.copy_unit + 1)
-        pos = j
-        for _ in range(_TRIES):  # each earlier occurrence proposes a longer period
-            pos = s.rfind(anchor, stop, pos + k - 1)
-            if pos < 0:
-                break
+        stop = j - cfg.copy_unit + 1
+        if stop < 0:
+            stop = 0
+        pos = s.rfind(anchor, stop, j + k - 1)
+        tries = 0
+        while pos >= 0:  # each earlier occurrence proposes a longer period (the common case: none)
             fire = self._check(b, s, j - pos)
             if fire is not None:
                 return fire
+            tries += 1
+            if tries == _TRIES:
+                break
+            pos = s.rfind(anchor, stop, pos + k - 1)
         return None
 
     def _check(self, b: Block, s: bytes, p: int) -> Fire | None:

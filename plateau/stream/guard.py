@@ -272,7 +272,9 @@ class StreamGuard:
                 self._buf = ""
                 return self._fired(fire, chars, index)
             mid = end - self._half
-            self._wake = min(self._due + 1, mid if self._probed < mid else end)
+            wake = mid if self._probed < mid else end
+            due = self._due + 1
+            self._wake = due if due < wake else wake
         self._buf = buf
         result = _new(GuardResult)
         d = result.__dict__

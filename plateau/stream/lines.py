@@ -43,7 +43,7 @@ from collections import Counter, deque
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Armed, Fire
-from plateau.stream.text import content_length, word_count
+from plateau.stream.text import content_length, word_count, words_at_least
 
 __all__ = ["LineDetector"]
 
@@ -186,6 +186,7 @@ class LineDetector:
         #: The whole answer is quoted program output (the request asks for it pasted): every line
         #: is judged as a line inside an open fence.
         self.quoted = False
+        self._enough_words = words_at_least(config.line_min_words).match
         self._reset()
 
     def _reset(self) -> None:
@@ -342,6 +343,9 @@ class LineDetector:
             if fire is not None:
                 continue
             key = line.strip()
+            if not key:  # a blank line: transparent to the numbered run and the records, never counted
+                self._read = base + nl + 1
+                continue
             if key[:1].isalpha() and "```" not in key:  # no leading field: no numbered run (see _numbered)
                 self._run = _NO_RUN
                 rec = self._records
@@ -358,7 +362,7 @@ class LineDetector:
             if f is not None:
                 fire = f
                 continue
-            if key.count(" ") + 1 < cfg.line_min_words or word_count(key[:_WORDS_IN]) < cfg.line_min_words:
+            if key.count(" ") + 1 < cfg.line_min_words or self._enough_words(key, 0, _WORDS_IN) is None:
                 continue
             lines = self._lines
             count = self.counts

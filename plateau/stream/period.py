@@ -147,7 +147,9 @@ class PeriodDetector:
         j = n - k
         if j > 0:
             anchor = s[j:]
-            stop = max(0, j - self._short)
+            stop = j - self._short
+            if stop < 0:
+                stop = 0
             pos = s.rfind(anchor, stop, j + k - 1)
             if pos >= 0:  # the common case, no earlier occurrence, costs one rfind
                 for _ in range(_TRIES):

@@ -8,6 +8,7 @@ except where noted (:func:`primitive_period` on a unit, at fire time only).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from unicodedata import east_asian_width
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "primitive_period",
     "wide_count",
     "word_count",
+    "words_at_least",
 ]
 
 #: A word token (``\w+``).
@@ -85,6 +87,17 @@ def primitive_period(unit: str) -> int:
 def word_count(text: str) -> int:
     """Words in ``text``: tokens (``\\w+``) holding at least two letters; numbers do not count."""
     return len(_LETTER_WORD.findall(text))
+
+
+@lru_cache(maxsize=16)
+def words_at_least(n: int) -> re.Pattern[str]:
+    """A pattern whose ``match(text, 0, end)`` succeeds iff ``word_count(text[:end]) >= n`` (``n >= 1``).
+
+    Each atomic group takes the next word :func:`word_count` counts (the leftmost token holding
+    two letters, to its end) and never gives it back, so the match stops at the ``n``-th word
+    and fails in one pass when there are fewer.
+    """
+    return re.compile(r"(?:(?>.*?\b(?:[\d_]*[^\W\d_]){2}\w*)){" + str(n) + "}", re.DOTALL)
 
 
 def count_words(unit: str) -> int:

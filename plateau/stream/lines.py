@@ -337,7 +337,7 @@ class LineDetector:
                 line_start = self._pend_start
                 self._pend = ""
             else:
-                line = chunk[start : min(nl, start + _MAX_LINE)]
+                line = chunk[start : nl if nl - start < _MAX_LINE else start + _MAX_LINE]
                 line_start = base + start
             start = nl + 1
             if fire is not None:

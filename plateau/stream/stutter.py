@@ -66,7 +66,6 @@ class StutterDetector:
 
     def update(self, b: Block) -> Fire | None:
         """Judge the block; fire when the recent blocks stutter."""
-        cfg = self.config
         toks = b.tokens
         if not toks:
             return None
@@ -86,6 +85,7 @@ class StutterDetector:
         if not example:
             self._run.clear()
             return None
+        cfg = self.config
         run = self._run
         run.append((b.end - len(b.piece), example))
         if len(run) < cfg.stutter_blocks or b.end < cfg.min_chars:

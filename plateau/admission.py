@@ -41,6 +41,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from plateau.cancel import Dropped, cancellable
 from plateau.config import Config
 from plateau.errors import LimitExceeded
 
@@ -68,10 +69,6 @@ PARSED_COPIES = 5
 
 class Expired(Exception):
     """The call's deadline (or the body's read time) passed while it waited; ``DEADLINE_EXCEEDED``."""
-
-
-class Dropped(Exception):
-    """Raised inside a worker thread when the call it works for has gone away."""
 
 
 def _seen(future: asyncio.Future[Any]) -> None:
@@ -358,8 +355,10 @@ class Admission:
         """Run ``fn(stop)`` in ``executor`` inside a work slot; ``size`` is the request's bytes.
 
         ``stop`` is set when the caller goes away; ``fn`` checks it between its stages (and raises
-        :class:`Dropped`). Work that has not started when the caller goes away never starts; work
-        that has keeps the slot until it really ends.
+        :class:`Dropped`), and so do the checkpoints inside it (:func:`plateau.cancel.checkpoint`,
+        at the stage boundaries of parsing and judging). Work that has not started when the
+        caller goes away never starts; work that has stops at its next checkpoint and keeps the
+        slot until it really ends.
 
         Raises ``LimitExceeded`` (no room to wait), ``Expired`` (deadline passed while waiting),
         and whatever ``fn`` raises.
@@ -371,7 +370,8 @@ class Admission:
         def guarded() -> T:
             if stop.is_set():
                 raise Dropped("the caller went away before the work started")
-            return fn(stop)
+            with cancellable(stop):  # the work's own checkpoints stop it at a stage boundary
+                return fn(stop)
 
         try:
             job = executor.submit(guarded)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from plateau.cancel import checkpoint
 from plateau.errors import InvalidArgument
 
 _T = TypeVar("_T")
@@ -225,7 +226,9 @@ def canonical_args(args: Any) -> str:
             raise InvalidArgument("step.args", f"nests deeper than {MAX_ARGS_DEPTH} levels") from None
     if not isinstance(args, Mapping):
         raise InvalidArgument("step.args", f"must be a JSON object, got {type(args).__name__}")
+    checkpoint()  # megabytes of args: a caller gone away stops the work between its stages
     _check_json_value(args)
+    checkpoint()
     try:
         text = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError, RecursionError) as exc:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from plateau.cancel import checkpoint
 from plateau.envelope import is_format_rejection
 from plateau.signals.information import NEW_FACT_TERMS, InformationSignals
 from plateau.signals.intent import IntentReader, Repetition
@@ -360,5 +361,6 @@ def compute_facts(
     """
     w = _Work(a, step, text_vec, obs_vec, intent, context)
     for name in _ORDER:
+        checkpoint()  # a caller gone away stops its judging here (the engine restores the run)
         STAGES[name][0](w)
     return StepFacts(step=step, text_vec=text_vec, obs_vec=obs_vec, predicted=predicted, **w.values)

@@ -224,7 +224,11 @@ class _Gate:
         return LimitExceeded(f"{self.what}: {self.active} calls are worked on and {self.waiting} wait, the server's limit; retry")
 
     async def acquire(self, tenant: str, size: int, timeout: float) -> None:
-        """Take a slot, waiting at most ``timeout`` seconds (``Expired``); ``LimitExceeded`` when the queue is full."""
+        """Take a slot, waiting at most ``timeout`` seconds (``Expired``); ``LimitExceeded`` when the queue is full.
+        A call whose deadline has already passed (``timeout <= 0``: a handler started late on a
+        busy server) is ``Expired`` at once, even when a slot is free: its caller is gone."""
+        if timeout <= 0:
+            raise Expired(f"{self.what}: the call's deadline had passed before its turn")
         if self._fits(tenant, size):
             self._take(tenant, size)
             return

@@ -528,3 +528,18 @@ def test_a_step_waiting_for_its_predecessor_keeps_its_converted_step_but_not_its
     assert received == [], [str(t.traceback) for t in received]
     assert len(converted) >= 1  # the converted step (its canonical args) is what the waiting call keeps
     engine.close()
+
+
+def test_a_call_whose_deadline_passed_before_its_turn_never_runs_even_with_a_free_slot() -> None:
+    """A handler that starts after its call's deadline (a busy server) is ``Expired`` at once: its work never runs."""
+    from concurrent.futures import ThreadPoolExecutor as Pool
+
+    from plateau.admission import Admission, Expired
+
+    ran: list[int] = []
+    admission = Admission(Config())
+    with Pool(1) as pool:
+        with pytest.raises(Expired):
+            asyncio.run(admission.run("", 0, -0.01, pool, lambda stop: ran.append(1)))
+        assert asyncio.run(admission.run("", 0, 5.0, pool, lambda stop: ran.append(2) or 2)) == 2
+    assert ran == [2] and admission.work.active == 0

@@ -121,6 +121,9 @@ def test_a_call_cancelled_at_its_deadline_keeps_its_slot_until_its_work_ends_and
         with pytest.raises(grpc.RpcError) as info:
             dropped.result(timeout=30)
         assert info.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+        # the server's deadline is the client's plus the time the request took to arrive: wait
+        # until the server has dropped the call too, before a slot can come free
+        _wait_until(lambda: work.waiting == 0)
         after = pool.submit(observe, _request("after"), timeout=30)
         _wait_until(lambda: work.waiting == 1)
         assert _entered(gated) == 0  # nothing ran beside the cancelled work

@@ -15,7 +15,7 @@ import pytest
 
 from plateau.channels import ChannelGuards
 from plateau.stream import GuardResult, RequestContext, StreamGuard, StreamGuardConfig
-from tests.support.streams import block_chunk, chunk_of, seeded
+from tests.support.streams import block_chunk, chunk_of, first_fire, seeded
 
 CFG = StreamGuardConfig()
 B = CFG.block
@@ -24,16 +24,6 @@ B = CFG.block
 def fixed(text: str, size: int) -> list[str]:
     """``text`` in chunks of ``size`` characters."""
     return [text[i : i + size] for i in range(0, len(text), size)]
-
-
-def first_fire(chunks: list[str], channel: str = "content", **kw: object) -> GuardResult:
-    guard = StreamGuard(channel, **kw)  # type: ignore[arg-type]
-    result = GuardResult(fired=False, chars=0)
-    for c in chunks:
-        result = guard.feed(c)
-        if result.fired:
-            break
-    return result
 
 
 def pad(text: str) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import random
 
-from plateau.stream import StreamGuardConfig
+from plateau.stream import GuardResult, StreamGuard, StreamGuardConfig
 
-__all__ = ["block_chunk", "chunk_of", "seeded"]
+__all__ = ["block_chunk", "chunk_of", "first_fire", "seeded"]
 
 B = StreamGuardConfig().block
 
@@ -36,3 +36,14 @@ def chunk_of(chunks: list[str], offset: int) -> int:
 def block_chunk(chunks: list[str], offset: int) -> int:
     """The chunk that completes the block holding the character at ``offset``."""
     return chunk_of(chunks, (offset // B + 1) * B - 1)
+
+
+def first_fire(chunks: list[str], channel: str = "content", **kw: object) -> GuardResult:
+    """Feed ``chunks`` to a new guard until it fires; the result of the last chunk fed."""
+    guard = StreamGuard(channel, **kw)  # type: ignore[arg-type]
+    result = GuardResult(fired=False, chars=0)
+    for c in chunks:
+        result = guard.feed(c)
+        if result.fired:
+            break
+    return result

@@ -11,17 +11,7 @@ from __future__ import annotations
 import pytest
 
 from plateau.stream import GuardResult, RequestContext, StreamGuard
-from tests.support.streams import chunk_of, seeded
-
-
-def first_fire(chunks: list[str], **kw: object) -> GuardResult:
-    guard = StreamGuard(**kw)  # type: ignore[arg-type]
-    result = GuardResult(fired=False, chars=0)
-    for c in chunks:
-        result = guard.feed(c)
-        if result.fired:
-            break
-    return result
+from tests.support.streams import chunk_of, first_fire, seeded
 
 
 def fires_at(text: str, offset: int, seeds: tuple[int, ...] = (1, 2, 3), **kw: object) -> GuardResult:

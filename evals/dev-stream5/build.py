@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes every case file of evals/blind-stream5/stream/ from the texts below.
+"""Writes every case file of evals/dev-stream5/stream/ from the texts below.
 
-Plain python3, no project imports.  Run from anywhere:  python3 evals/blind-stream5/build.py
+Plain python3, no project imports.  Run from anywhere:  python3 evals/dev-stream5/build.py
 
 Chunks: case n is cut into chunks of random.Random(20261204 + n).randint(1, 12) code points.
 Labels are computed from the joined text by the rules in README.md:

@@ -52,8 +52,12 @@ _REPEAT = lexicon.pattern(
 )
 _PASTE = lexicon.pattern("output-requests", prefix=r"\b(", suffix=")", flags=re.IGNORECASE)
 _PIECES = frozenset(w.lower() for w in lexicon.load("repetition-pieces"))
+# A straight single quote opens a quotation only where no letter precedes it and closes it only
+# where none follows: between two letters it is an apostrophe ("can't", "l'heure", "O'Brien"),
+# which a quotation may also hold ("'don't stop'").
 _QUOTED = re.compile(
-    r"\"([^\"\n]{1,200})\"|'([^'\n]{1,200})'|`([^`\n]{1,200})`|“([^”\n]{1,200})”|«\s*([^»\n]{1,200}?)\s*»"
+    r"\"([^\"\n]{1,200})\"|(?<!\w)'((?:[^'\n]|(?<=\w)'(?=\w)){1,200}?)'(?!\w)|`([^`\n]{1,200})`"
+    r"|“([^”\n]{1,200})”|«\s*([^»\n]{1,200}?)\s*»"
     r"|„([^“”\n]{1,200})[“”]|「([^」\n]{1,200})」|『([^』\n]{1,200})』"
 )
 _VERB_UNIT = re.compile(
@@ -185,6 +189,30 @@ class RequestContext:
                 return first in self.units
         return False
 
+    def _names(self, unit: str) -> bool:
+        """Whether the normalised repeated ``unit``, read from any of its words, is what the
+        request named: a named unit and nothing else.
+
+        A repetition found inside a run of copies has no start of its own: the period detector
+        may report "siento, Lo " for copies of "Lo siento, ". Each rotation of its words is
+        therefore tried. A unit that also holds words the request did not name (the answer's
+        preamble, a leaked role header) is the answer restarted, not the repetition asked for.
+        Numbers are not words: a numbered copy ("3. the line") is the line the request named.
+        """
+        words = unit.split()
+        for k in range(max(1, len(words))):
+            padded = " " + " ".join(words[k:] + words[:k]) + " "
+            if not any(f" {u} " in padded or (words and padded in f" {u} ") for u in self.units):
+                continue
+            if any(padded in f" {u} " for u in self.units):
+                return True
+            rest = padded
+            for u in sorted(self.units, key=len, reverse=True):
+                rest = rest.replace(f" {u} ", " ").replace(f" {u} ", " ")
+            if not _DIGITS.sub(" ", rest).strip():
+                return True
+        return False
+
     def excuses(self, fire: Fire, chars: int, config: StreamGuardConfig) -> bool:
         """Whether this request excuses ``fire`` after ``chars`` characters of the stream.
 
@@ -196,20 +224,8 @@ class RequestContext:
         """
         if not self.requested:
             return False
-        unit = _norm(fire.unit)
-        padded = f" {unit} "
-        if self.units and not self._titled(fire.unit):
-            if not any(f" {u} " in padded or (unit and padded in f" {u} ") for u in self.units):
-                return False
-            # The named units, and nothing else: a unit that also holds words the request did
-            # not name (the answer's preamble, a leaked role header) is the answer restarted,
-            # not the repetition asked for. Numbers are not words: a numbered copy ("3. the
-            # line") is the line the request named, counted.
-            rest = padded
-            for u in sorted(self.units, key=len, reverse=True):
-                rest = rest.replace(f" {u} ", " ").replace(f" {u} ", " ")
-            if _DIGITS.sub(" ", rest).strip() and not any(padded in f" {u} " for u in self.units):
-                return False
+        if self.units and not self._titled(fire.unit) and not self._names(_norm(fire.unit)):
+            return False
         if self.bound is None:
             return chars <= config.context_cap_chars
         allowed = math.ceil(self.bound * config.context_slack) + 2

@@ -251,3 +251,33 @@ def test_a_two_pair_label_cycle_fires_in_its_third_cycle_never_before() -> None:
     fifth = a_turns[4] + 1
     res = fires_at(text, text.index("\n", fifth))
     assert res.reason == "stream.self_dialogue"
+
+
+# ----------------------------------------------------------------- how a request names its unit
+
+
+def test_an_apostrophe_inside_a_word_opens_no_quotation() -> None:
+    """A contraction before the quoted unit ("can't") is an apostrophe, not an opening quote: the
+    unit named is the quoted line, and an open-ended request for it excuses its copies."""
+    ask = "I can't sleep. Print 'Count one more star in the sky.' on its own line, again and again, until I say stop."
+    assert RequestContext.parse(ask).units == ("count one more star in the sky",)
+    assert RequestContext.parse("Write 'don't panic' five times.").units == ("don t panic",)
+    text = "Count one more star in the sky.\n" * 40
+    for seed in (1, 2):
+        assert not first_fire(seeded(text, seed), context=ask).fired
+        assert first_fire(seeded(text, seed)).fired
+
+
+def test_a_unit_found_mid_cycle_is_the_unit_the_request_named() -> None:
+    """Copies joined by a comma on one line: the period detector may report the unit from any
+    of its words ("gracias, Muchas "). A rotation of the named unit is that unit, so the twelve
+    copies asked for stay quiet; forty are more than twice the bound and fire."""
+    ask = "Escribe 'Muchas gracias' doce veces seguidas, separadas por comas."
+    twelve = ", ".join(["Muchas gracias"] * 12) + ".\n"
+    forty = ", ".join(["Muchas gracias"] * 40) + ".\n"
+    for seed in (3, 4, 5):
+        assert not first_fire(seeded(twelve, seed), context=ask).fired
+        assert first_fire(seeded(twelve, seed)).fired
+        res = first_fire(seeded(forty, seed), context=ask)
+        assert res.fired and res.chars < len(forty)
+

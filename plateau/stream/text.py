@@ -27,8 +27,14 @@ __all__ = [
 
 #: A word token (``\w+``).
 WORD = re.compile(r"\w+")
-#: A token holding at least two letters (numbers and single letters are not words).
-_LETTER_WORD = re.compile(r"\b(?:[\d_]*[^\W\d_]){2}\w*")
+#: Letters of the scripts whose one character is a syllable or a morpheme, as wide as two Latin
+#: letters (UAX #11 Wide): Han (CJK unified ideographs, extension A, compatibility), kana and
+#: hangul (syllables and jamo).
+_WIDE_LETTER = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+#: A word: a token holding at least two letters, or one letter of a wide script ("그", "後"):
+#: numbers and single Latin letters ("x", "a") are not words.
+_WORD_BODY = r"\b(?:(?:[\d_]*[^\W\d_]){2}|[\d_]*[" + _WIDE_LETTER + r"])\w*"
+_LETTER_WORD = re.compile(_WORD_BODY)
 #: Characters that draw layout: rules, dividers, borders, leaders, padding (box drawing and
 #: block elements U+2500-U+259F, dashes U+2010-U+2015, the ellipsis, the middle dot).
 _LAYOUT = re.compile(r"[-=_*#~.|+/\\:<>^`'\"\u00b7\u2010-\u2015\u2022\u2026\u2500-\u259f]+")
@@ -85,7 +91,9 @@ def primitive_period(unit: str) -> int:
 
 
 def word_count(text: str) -> int:
-    """Words in ``text``: tokens (``\\w+``) holding at least two letters; numbers do not count."""
+    """Words in ``text``: tokens (``\\w+``) holding at least two letters, or one letter of a wide
+    script (Han, kana, hangul: a syllable or a morpheme, two columns wide like the letters
+    :func:`content_length` counts twice); numbers and single Latin letters do not count."""
     return len(_LETTER_WORD.findall(text))
 
 
@@ -97,7 +105,7 @@ def words_at_least(n: int) -> re.Pattern[str]:
     two letters, to its end) and never gives it back, so the match stops at the ``n``-th word
     and fails in one pass when there are fewer.
     """
-    return re.compile(r"(?:(?>.*?\b(?:[\d_]*[^\W\d_]){2}\w*)){" + str(n) + "}", re.DOTALL)
+    return re.compile(r"(?:(?>.*?" + _WORD_BODY + r")){" + str(n) + "}", re.DOTALL)
 
 
 def count_words(unit: str) -> int:

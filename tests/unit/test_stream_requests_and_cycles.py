@@ -281,3 +281,17 @@ def test_a_unit_found_mid_cycle_is_the_unit_the_request_named() -> None:
         res = first_fire(seeded(forty, seed), context=ask)
         assert res.fired and res.chars < len(forty)
 
+
+# ------------------------------------------------------------------------ words of wide scripts
+
+
+def test_a_chant_of_one_syllable_korean_words_fires_as_a_short_unit_with_words() -> None:
+    """'그 후,' holds two words of one hangul syllable each: a short unit with words, whose copies
+    fire once they hold 96 columns of content. The run starts at the comma before the first copy
+    (', 그 후' is the same cycle), index 7; the 5-character unit has 7 columns of content (a
+    hangul syllable is two), so it needs ceil(96 * 5 / 7) = 69 characters: the fire lands on
+    the chunk that brings character 7 + 69 - 1 = 75, the same for every chunking. Counted as a
+    wordless layout unit it waited for 256 characters."""
+    text = "2029년에는," + " 그 후," * 50
+    res = fires_at(text, 75, seeds=(1, 2, 3, 4))
+    assert res.reason == "stream.period" and res.unit.strip() == "그 후,"

@@ -13,6 +13,10 @@ excuses ten times itself: past the allowance the fire goes through. A unit named
 kind or by reference ("repeat the chorus twice", "write it four times") names no wording; a
 piece named by its title (its first line: "write 'Row, Row, Row Your Boat' four times") is
 excused whole; numbers in a copy are not words (a numbered copy of the named line is the line).
+A request that quotes a unit without asking for repetition in words read here is answered by its
+own text when the answer opens with copies of that unit (:meth:`RequestContext.opens_with_copies`):
+those copies are excused as a request without a number is, whatever the language or wording of the
+request; an answer that opens with words of its own and falls into a loop is not.
 A request that asks for a program's output pasted (:attr:`RequestContext.pastes_output`) makes
 the answer quoted program output, judged with the budget of a line inside a code fence.
 """
@@ -67,6 +71,7 @@ _VERB_UNIT = re.compile(
     re.IGNORECASE,
 )
 _DIGITS = re.compile(r"\d+")
+_MAX_ROTATIONS = 64  # word starts of a repeated unit tried as its start
 
 
 def _cjk_number(text: str) -> int:
@@ -111,6 +116,10 @@ class RequestContext:
         tests and paste the output"; list ``output-requests``): the answer is then quoted
         program output, and the detectors give its lines the budget of a line inside a code
         fence (``max_copies``, :meth:`StreamGuardConfig.span_required`).
+    named : tuple of str
+        The units the request quotes, normalised like ``units``, whether or not it asks for
+        repetition in words this module reads: an answer that is nothing but copies of one of
+        them answers the request with its own text (:meth:`excuses`, ``opening``).
 
     Examples
     --------
@@ -126,6 +135,7 @@ class RequestContext:
     bound: int | None
     units: tuple[str, ...]
     pastes_output: bool = False
+    named: tuple[str, ...] = ()
 
     @classmethod
     def parse(cls, text: str | None) -> RequestContext:
@@ -154,12 +164,10 @@ class RequestContext:
         twice = [_WORDS[m.group(1).lower()] for m in _TIMES_WORD.finditer(text)]
         counts += twice
         asks = times or bool(twice) or bool(_REPEAT.search(text))
+        quoted = [u for u in (_norm(next(g for g in m.groups() if g is not None)) for m in _QUOTED.finditer(text)) if u]
         units: list[str] = []
         if asks or counts:
-            for m in _QUOTED.finditer(text):
-                unit = _norm(next(g for g in m.groups() if g is not None))
-                if unit:
-                    units.append(unit)
+            units += quoted
             for m in _VERB_UNIT.finditer(text):
                 unit = _norm(m.group(1))
                 # "repeat the chorus twice", "write it four times": a unit named by its kind or
@@ -176,6 +184,7 @@ class RequestContext:
             bound=bound,
             units=tuple(units) if requested else (),
             pastes_output=bool(_PASTE.search(text)),
+            named=tuple(dict.fromkeys(quoted)),
         )
 
     def _titled(self, unit: str) -> bool:
@@ -189,42 +198,74 @@ class RequestContext:
                 return first in self.units
         return False
 
-    def _names(self, unit: str) -> bool:
-        """Whether the normalised repeated ``unit``, read from any of its words, is what the
-        request named: a named unit and nothing else.
+    def _names(self, unit: str, units: tuple[str, ...]) -> bool:
+        """Whether the repeated ``unit`` (as the detector reported it), read from the start of
+        any of its words, is one of the named ``units`` (normalised) and nothing else.
 
         A repetition found inside a run of copies has no start of its own: the period detector
-        may report "siento, Lo " for copies of "Lo siento, ". Each rotation of its words is
-        therefore tried. A unit that also holds words the request did not name (the answer's
-        preamble, a leaked role header) is the answer restarted, not the repetition asked for.
-        Numbers are not words: a numbered copy ("3. the line") is the line the request named.
+        may report "siento, Lo " for copies of "Lo siento, ", or "ias, grac" for copies of
+        "gracias, ". Each rotation of the unit that starts a word (a word character after a
+        non-word one, read as a cycle) is therefore tried, normalised. A unit that also holds
+        words the request did not name (the answer's preamble, a leaked role header) is the
+        answer restarted, not the repetition asked for. Numbers are not words: a numbered copy
+        ("3. the line") is the line the request named.
         """
-        words = unit.split()
-        for k in range(max(1, len(words))):
-            padded = " " + " ".join(words[k:] + words[:k]) + " "
-            if not any(f" {u} " in padded or (words and padded in f" {u} ") for u in self.units):
+        starts = [k for k, ch in enumerate(unit) if ch.isalnum() and not unit[k - 1].isalnum()] or [0]
+        for k in starts[:_MAX_ROTATIONS]:
+            padded = " " + _norm(unit[k:] + unit[:k]) + " "
+            if not any(f" {u} " in padded or (padded.strip() and padded in f" {u} ") for u in units):
                 continue
-            if any(padded in f" {u} " for u in self.units):
+            if any(padded in f" {u} " for u in units):
                 return True
             rest = padded
-            for u in sorted(self.units, key=len, reverse=True):
-                rest = rest.replace(f" {u} ", " ").replace(f" {u} ", " ")
+            for u in sorted(units, key=len, reverse=True):
+                rest = re.sub(r"(?<!\S)" + re.escape(u) + r"(?!\S)", " ", rest)  # every copy, however many
             if not _DIGITS.sub(" ", rest).strip():
                 return True
         return False
 
-    def excuses(self, fire: Fire, chars: int, config: StreamGuardConfig) -> bool:
+    def opens_with_copies(self, opening: str) -> bool:
+        """Whether the answer's ``opening`` (its first characters, as streamed so far) is copies of
+        a quoted unit (``named``): one of its first two non-empty lines, folded like the units
+        and without numbers, holds nothing but copies of one named unit from its first word (the
+        line's last word may be cut short where the stream stops). The other line may be a
+        lead-in ("Sure, here you go:")."""
+        if not self.named:
+            return False
+        lines = [w for w in (_DIGITS.sub(" ", _norm(line)).split() for line in opening.splitlines()) if w][:2]
+        for words in lines:
+            for unit in self.named:
+                want = unit.split()
+                n = len(want)
+                if len(words) >= n and all(
+                    w == want[i % n] or (i == len(words) - 1 and want[i % n].startswith(w)) for i, w in enumerate(words)
+                ):
+                    return True
+        return False
+
+    def excuses(self, fire: Fire, chars: int, config: StreamGuardConfig, opening: str | None = None) -> bool:
         """Whether this request excuses ``fire`` after ``chars`` characters of the stream.
 
         The fire is excused when the request asked for repetition, the repeated unit is what it
-        named (or it named nothing) and holds no word the request did not name, and the copies -- ``fire.copies``, or when unknown the
-        characters of the stream over the unit's length -- stay within ``ceil(bound *
-        config.context_slack) + 2`` (a bound) or ``config.context_cap_chars`` characters
-        (no bound).
+        named (or it named nothing) and holds no word the request did not name, and the copies
+        -- ``fire.copies``, or when unknown the characters of the stream over the unit's length
+        -- stay within ``ceil(bound * config.context_slack) + 2`` (a bound) or
+        ``config.context_cap_chars`` characters (no bound).
+
+        A request that quotes a unit without asking for repetition in words read here (in a
+        language or a wording no list holds: "escribe 'gracias' hasta llenar la página", "as
+        many as you can") is answered by its own text when the answer opens with copies of the
+        unit (``opening``, the stream's first characters: :meth:`opens_with_copies`): the unit
+        is then excused for ``config.context_cap_chars`` characters, as a request without a
+        number is. A degenerate answer opens with its own text and falls into its loop later: a
+        loop on the quoted words that follows the answer's own words on its first lines
+        ("'Lorem ipsum' is placeholder text. lorem ipsum lorem ipsum ...") is not excused.
         """
         if not self.requested:
-            return False
-        if self.units and not self._titled(fire.unit) and not self._names(_norm(fire.unit)):
+            if opening is None or not self._names(fire.unit, self.named) or not self.opens_with_copies(opening):
+                return False
+            return chars <= config.context_cap_chars
+        if self.units and not self._titled(fire.unit) and not self._names(fire.unit, self.units):
             return False
         if self.bound is None:
             return chars <= config.context_cap_chars

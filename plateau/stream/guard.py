@@ -50,6 +50,7 @@ _NEVER = 1 << 62
 _MAX_ARMED = 16  # armed fires kept (the earliest due)
 _DIGITS = re.compile(r"\d+")
 _MAX_EXCUSED = 64  # excused repetitions whose start is remembered
+_OPENING = 1024  # characters of the stream's start read for its first lines (RequestContext.opens_with_copies)
 _PROBE_TEXT = 224  # characters before a half-block probe it reads: four copies of its longest unit and more
 
 
@@ -177,6 +178,7 @@ class StreamGuard:
         self._updates = tuple(d.update for d in self._detectors)
         self._quote_output()
         self._armed: dict[tuple[Any, ...], Armed] = {}  # fires predicted past the last block, by key
+        self._open = ""  # the stream's first characters, for a request that quotes its unit
         self._excused_from: dict[tuple[str, str], int] = {}  # an excused repetition (reason, folded unit) -> its first start
         self._due = _NEVER  # the earliest offset an armed fire falls due at
         self._probed = -1  # the absolute offset of the last half-block probe
@@ -488,7 +490,7 @@ class StreamGuard:
         bound holds over the whole run.
         """
         ctx = self.context
-        if not ctx.requested:
+        if not ctx.requested and not ctx.named:
             return False
         key = (fire.reason, _DIGITS.sub("0", fire.unit.strip().lower()))
         start = self._excused_from.get(key)
@@ -497,12 +499,19 @@ class StreamGuard:
             fire = replace(fire, copies=max(fire.copies, (end - start) // max(1, len(fire.unit))))
         else:
             start = fire.loop_start
-        if not ctx.excuses(fire, end, self.config):
+        if not ctx.excuses(fire, end, self.config, opening=None if ctx.requested else self._opening()):
             return False
         if key not in self._excused_from and len(self._excused_from) >= _MAX_EXCUSED:
             self._excused_from.clear()
         self._excused_from[key] = start
         return True
+
+    def _opening(self) -> str:
+        """The stream's first ``_OPENING`` characters analysed (kept once the tail has dropped them)."""
+        text, t0 = self._tail.text()
+        if t0 == 0:
+            self._open = text[:_OPENING]
+        return self._open
 
     def _judge_semantic(self, end: int, block: Block | None = None) -> Fire | None:
         """Steer on semantic recurrence; fire when the wording corroborates it."""

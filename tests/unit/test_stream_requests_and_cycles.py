@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from plateau.stream import GuardResult, RequestContext, StreamGuard
+from plateau.stream import GuardResult, RequestContext, StreamGuard, StreamGuardConfig
 from tests.support.streams import chunk_of, first_fire, seeded
 
 
@@ -295,3 +295,48 @@ def test_a_chant_of_one_syllable_korean_words_fires_as_a_short_unit_with_words()
     text = "2029년에는," + " 그 후," * 50
     res = fires_at(text, 75, seeds=(1, 2, 3, 4))
     assert res.reason == "stream.period" and res.unit.strip() == "그 후,"
+
+
+# ------------------------------------------------------- an answer made of the request's own text
+
+
+_FILL = "Escribe 'muchas gracias' hasta llenar la página."  # no count, no word for "repeat"
+
+
+def test_a_request_that_quotes_its_unit_excuses_an_answer_made_of_copies_of_it() -> None:
+    """The request quotes the unit and asks in words no list holds: an answer that opens with
+    copies of the unit (on one line, or one per line after a lead-in) is the request's own text,
+    excused like a request without a number -- for ``context_cap_chars`` characters."""
+    cap = StreamGuardConfig().context_cap_chars
+    one_line = "muchas gracias, " * 400
+    per_line = "¡Claro! Aquí la tienes:\n" + "Muchas gracias.\n" * 400
+    for text in (one_line, per_line):
+        for seed in (1, 2):
+            assert first_fire(seeded(text, seed)).fired
+            assert not first_fire(seeded(text, seed), context=_FILL).fired
+    long = "muchas gracias, " * 2000
+    res = first_fire(seeded(long, 3), context=_FILL)
+    assert res.fired and cap < res.chars < cap + 64
+
+
+def test_a_loop_after_the_answer_s_own_words_is_not_the_quoted_text_asked_for() -> None:
+    """The same quote, but the answer opens with words of its own and falls into a loop on the
+    quoted words: the request does not excuse it, and it fires on the same chunk as it does
+    without the request."""
+    ask = "What does 'muchas gracias' mean in English?"
+    text = "'Muchas gracias' means thank you very much. " + "muchas gracias " * 60
+    for seed in (4, 5):
+        chunks = seeded(text, seed)
+        quiet = first_fire(chunks)
+        asked = first_fire(chunks, context=ask)
+        assert quiet.fired and asked.fired and asked.fired_at_chunk == quiet.fired_at_chunk
+
+
+def test_a_unit_cut_inside_a_word_is_the_named_unit() -> None:
+    """The period detector may report a unit cut inside a word ('ias, grac' for copies of
+    'gracias, '). Read from a word start it is the unit the request named, so an open-ended
+    request excuses the copies until ``context_cap_chars``, not before."""
+    cap = StreamGuardConfig().context_cap_chars
+    text = "gracias, " * 3000
+    res = first_fire(seeded(text, 6, 4, 12), context="Write 'gracias' over and over.")
+    assert res.fired and res.chars > cap

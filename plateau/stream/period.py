@@ -21,7 +21,9 @@ it fires once that reaches :meth:`StreamGuardConfig.span_required` for the unit'
 root -- a rule stated in copies of the unit, for every unit length (counted with runs of
 whitespace as one character: indentation is not content): a unit of ``copy_unit``
 (16) characters or more with a word fires by its fourth copy, counting from the first (issue
-23's reading rule; a line inside an open code fence -- quoted output -- needs 12); a shorter
+23's reading rule; a line inside an open code fence -- quoted output -- needs 12) -- a unit of
+several lines once the first line of its fourth copy is complete, the line by which a reader
+recognises the copy (a stream cut by its token limit inside that copy is caught); a shorter
 unit with a word (a syllable, a word, a one-word line) once it covers
 ``span_floor`` (96) characters -- counted from the first copy of an earlier run it goes on
 from when its unit drifts (a unit held in the new one, or holding it: ``_name_name/test_name``);
@@ -242,13 +244,31 @@ class PeriodDetector:
         quoted = (self.quoted or self._fences % 2 == 1) and unit.count("\n") == 1 and "```" not in unit
         need = cfg.span_required(p, words, token=token, content=content_length(unit), quoted_line=quoted)
         if "\n" in unit and need == cfg.unit_copies * p:
-            need -= self._marker(s, begin - b.s0, p, begin == 0)
+            need = min(need - self._marker(s, begin - b.s0, p, begin == 0), self._first_line(unit, (begin - b.s0 - (x - p + 1)) % p, p))
         reason = "stream.run" if p == 1 and (token or unit.isalnum()) else "stream.period"
         reach = max(begin + need - 1, cfg.min_chars - 1)
         if reach > b.s0 + x:
             b.arm(Armed(at=reach, source=self, key=("period", p, begin), data=(p, begin, b.s0 + x + 1, reason)))
             return None
         return self._fire(s, b.s0, x, p, run, begin, reach, reason)
+
+    def _first_line(self, unit: str, phase: int, p: int) -> int:
+        """The span at which a unit of several lines has its last copy's first line: ``unit_copies
+        - 1`` copies, then the first line of the next one.
+
+        A reader reads a block of lines line by line: once three copies of a block have been
+        read, the fourth is recognised by its first line -- every line after it is one the
+        reader has seen three times at this distance. Streams cut by a token limit inside the
+        fourth copy of a long cycle (a list of seven lines, a paragraph) end before the copy
+        does. The first line counts from the loop's first character (``phase``: where it falls
+        in ``unit``) to the first line break at least ``copy_unit`` characters in, so that the
+        tail of a line cut by the loop's phase is not taken for a line. A unit with no second
+        line (no such break before its last character) keeps ``unit_copies * p``.
+        """
+        cfg = self.config
+        copy = unit[phase:] + unit[:phase]
+        j = copy.find("\n", cfg.copy_unit - 1, p - 1)
+        return (cfg.unit_copies - 1) * p + j + 1 if j >= 0 else cfg.unit_copies * p
 
     @staticmethod
     def _marker(s: str, i: int, p: int, start: bool) -> int:

@@ -33,7 +33,7 @@ from plateau.stream.novelty import NoveltyDetector
 from plateau.stream.period import PeriodDetector
 from plateau.stream.result import Fire
 from tests.support.paths import SHARED
-from tests.support.streams import chunk_of
+from tests.support.streams import chunk_of, fourth_copy_line
 
 STREAM_CASES = SHARED / "benchmark" / "stream"
 CFG = StreamGuardConfig()
@@ -217,7 +217,8 @@ def test_sentence_pair_chant_fires_at_four_copies() -> None:
 
 
 def test_multi_line_block_repeated() -> None:
-    """An 8-line log block (~500 chars) repeated fires on its fourth copy, unit aligned on a line."""
+    """An 8-line log block (~500 chars) repeated fires on the first line of its fourth copy, unit
+    aligned on a line."""
     rng = random.Random(6)
     block = "".join(f"* (10:{i:02d}) {prose(rng, 55).strip()}\n" for i in range(8))
     prefix = "Date: Jan 5\n"
@@ -227,11 +228,12 @@ def test_multi_line_block_repeated() -> None:
     assert res.fired and res.reason == "stream.period"
     assert res.unit == block and res.loop_start == len(prefix) and res.cut_offset == len(prefix) + len(block)
     # The run also covers the newline that ends the prefix line (it equals the block's last char).
-    assert res.fired_at_chunk == chunk_of(chunks, len(prefix) - 1 + 4 * len(block) - 1)
+    assert res.fired_at_chunk == chunk_of(chunks, fourth_copy_line(text, len(prefix) - 1, len(block)))
 
 
 def test_code_block_repeated_in_tool_args() -> None:
-    """A whole function body written out again and again in a tool argument fires on its 4th copy."""
+    """A whole function body written out again and again in a tool argument fires on the first
+    line of its 4th copy."""
     rng = random.Random(7)
     body = code(rng, 350)
     body = body[: body.rindex("\n") + 1] + "\n\n"
@@ -241,12 +243,13 @@ def test_code_block_repeated_in_tool_args() -> None:
     res = run(chunks, "tool_args")
     start = run_start(text, len(prefix), len(body))
     assert res.fired and res.period == len(body)
-    assert res.fired_at_chunk == chunk_of(chunks, start + 4 * len(body) - 1)
+    assert res.fired_at_chunk == chunk_of(chunks, fourth_copy_line(text, start, len(body)))
     assert text[res.loop_start : res.cut_offset] == res.unit and res.unit.startswith("def ")
 
 
 def test_two_alternating_paragraphs() -> None:
-    """Two ~300-char paragraphs alternating (A B A B ...) fire on the fourth copy of the pair."""
+    """Two ~300-char paragraphs alternating (A B A B ...) fire on the fourth copy of the pair (its
+    first line, for the exact period)."""
     rng = random.Random(8)
     a = prose(rng, 300).strip() + "\n\n"
     b = prose(rng, 320).strip() + "\n\n"
@@ -261,12 +264,13 @@ def test_two_alternating_paragraphs() -> None:
     assert res.fired and res.reason in ("stream.period", "stream.drift")
     assert start + 3 * p <= res.chars - 1 and res.fired_at_chunk <= chunk_of(chunks, start + 4 * p - 1)
     if res.reason == "stream.period":
-        assert res.period == p and res.fired_at_chunk == chunk_of(chunks, start + 4 * p - 1)
+        assert res.period == p and res.fired_at_chunk == chunk_of(chunks, fourth_copy_line(text, start, p))
         assert res.unit in (a + b, b + a) or res.unit == (a + b)[1:] + (a + b)[:1]
 
 
 def test_long_period_up_to_several_kb() -> None:
-    """A 3 KB code unit (a file written out again) is found with its 3 KB period on its 4th copy."""
+    """A 3 KB code unit (a file written out again) is found with its 3 KB period on the first line
+    of its 4th copy."""
     rng = random.Random(9)
     unit = code(rng, 3000)
     unit = unit[: unit.rindex("\n") + 1]
@@ -275,7 +279,7 @@ def test_long_period_up_to_several_kb() -> None:
     res = run(chunks, "tool_args")
     assert res.fired and res.reason == "stream.period"
     assert res.period == len(unit) and res.loop_start == 0 and res.unit == unit
-    assert res.fired_at_chunk == chunk_of(chunks, 4 * len(unit) - 1)
+    assert res.fired_at_chunk == chunk_of(chunks, fourth_copy_line(text, 0, len(unit)))
 
 
 def test_long_prose_paragraph_repeated_fires_by_its_fourth_copy() -> None:
@@ -986,12 +990,18 @@ def _brute_period_fire(text: str, cfg: StreamGuardConfig) -> int | None:
                 need = _brute_span(unit, cfg)
                 start = x - runs[p] - p + 1  # the loop's first copy
                 first = text[start : start + p]
-                if need == cfg.unit_copies * p and "\n" in first and (start == 0 or text[start - 1] == "\n") and first[0] != "\n":
-                    # a copy is complete at the end of its body, before the marker that opens
-                    # the next copy's line (the text after the unit's last line break)
-                    nl = first.rfind("\n")
-                    if first[nl + 1 :].strip() and first[:nl].rstrip():
-                        need -= p - len(first[:nl].rstrip())
+                if need == cfg.unit_copies * p and "\n" in unit:
+                    # a unit of several lines: its last copy is recognised by its first line
+                    # (the first line break at least copy_unit characters into the copy)
+                    brk = first.find("\n", cfg.copy_unit - 1, p - 1)
+                    line = (cfg.unit_copies - 1) * p + brk + 1 if brk >= 0 else need
+                    if "\n" in first and (start == 0 or text[start - 1] == "\n") and first[0] != "\n":
+                        # a copy is complete at the end of its body, before the marker that opens
+                        # the next copy's line (the text after the unit's last line break)
+                        nl = first.rfind("\n")
+                        if first[nl + 1 :].strip() and first[:nl].rstrip():
+                            need -= p - len(first[:nl].rstrip())
+                    need = min(need, line)
                 if runs[p] + p >= need:
                     return x
     return None

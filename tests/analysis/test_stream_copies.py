@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from plateau.stream import GuardResult, StreamGuard, StreamGuardConfig
 from plateau.stream.fold import fold
-from tests.support.streams import block_chunk, chunk_of, seeded
+from tests.support.streams import block_chunk, chunk_of, fourth_copy_line, seeded
 
 CFG = StreamGuardConfig()
 B = CFG.block
@@ -110,10 +110,11 @@ def test_every_unit_of_16_to_34_characters_fires_on_the_chunk_completing_its_fou
 
 def test_a_list_cycle_fires_on_its_fourth_round() -> None:
     """A numbered plan written out again and again (a list cycle, 3 lines): the chunk that completes
-    the 4th round fires; three rounds and a different ending stay quiet."""
+    the first line of the 4th round fires; three rounds and a different ending stay quiet."""
     plan = "1. Read the failing test.\n2. Patch the parser.\n3. Run the suite again.\n"
     text = ANSWER + plan * 8
-    res = assert_fires_at(seeded(text, 160), len(ANSWER) - 1 + 4 * len(plan) - 1)  # the answer's final newline starts the run
+    start = len(ANSWER) - 1  # the answer's final newline starts the run
+    res = assert_fires_at(seeded(text, 160), fourth_copy_line(text, start, len(plan)))
     assert res.reason == "stream.period" and res.unit == plan
     quiet = ANSWER + plan * 3 + "All green now; the parser keeps quoted commas.\n"
     assert first_fire(feed(seeded(quiet, 161))) is None

@@ -15,7 +15,7 @@ import pytest
 
 from plateau.channels import ChannelGuards
 from plateau.stream import GuardResult, RequestContext, StreamGuard, StreamGuardConfig
-from tests.support.streams import block_chunk, chunk_of, first_fire, seeded
+from tests.support.streams import block_chunk, chunk_of, first_fire, fourth_copy_line, seeded
 
 CFG = StreamGuardConfig()
 B = CFG.block
@@ -319,8 +319,8 @@ def test_a_request_does_not_excuse_the_whole_answer_restarted() -> None:
     """Asking for 'yes' then 'no' twice excuses those lines, not the answer restarted around them.
 
     The restarted answer (a preamble, the requested lines, a leaked role header) holds words the
-    request did not name: it fires on the same chunk as without the request -- the fourth copy
-    of its 37-character unit completes at character 4 * 37 - 1 -- and never before it.
+    request did not name: it fires on the same chunk as without the request -- the first line of
+    the fourth copy of its 37-character unit ends at character 3 * 37 + 16 -- and never before it.
     """
     ask = "Please print `yes` then `no` twice."
     unit = "Sure, the lines:\nyes\nno\nnoassistant\n\n"
@@ -328,7 +328,8 @@ def test_a_request_does_not_excuse_the_whole_answer_restarted() -> None:
     chunks = seeded(unit * 8, 23)
     res = first_fire(chunks, context=ask)
     assert res.fired and res.reason == "stream.period"
-    assert res.fired_at_chunk == first_fire(chunks).fired_at_chunk == chunk_of(chunks, 4 * 37 - 1)
+    assert res.fired_at_chunk == first_fire(chunks).fired_at_chunk == chunk_of(chunks, fourth_copy_line(unit * 8, 0, 37))
+    assert fourth_copy_line(unit * 8, 0, 37) == 3 * 37 + 16
     assert not first_fire(seeded("yes\nno\nno\n" * 2, 23), context=ask).fired
 
 

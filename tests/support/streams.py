@@ -7,7 +7,7 @@ import random
 
 from plateau.stream import GuardResult, StreamGuard, StreamGuardConfig
 
-__all__ = ["block_chunk", "chunk_of", "first_fire", "seeded"]
+__all__ = ["block_chunk", "chunk_of", "first_fire", "fourth_copy_line", "seeded"]
 
 B = StreamGuardConfig().block
 
@@ -47,3 +47,15 @@ def first_fire(chunks: list[str], channel: str = "content", **kw: object) -> Gua
         if result.fired:
             break
     return result
+
+
+def fourth_copy_line(text: str, start: int, p: int) -> int:
+    """The offset where a loop of period ``p`` whose first copy starts at ``start`` is due: the line
+    break ending the first line of its ``unit_copies``-th copy, read from the loop's first
+    character and at least ``copy_unit`` characters into the copy; the copy's last character
+    when the unit has no such line break before its end."""
+    cfg = StreamGuardConfig()
+    copy = text[start : start + p]
+    j = copy.find("\n", cfg.copy_unit - 1, p - 1)
+    return start + (cfg.unit_copies - 1) * p + (j if j >= 0 else p - 1)
+

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from plateau.stream import GuardResult, RequestContext, StreamGuard, StreamGuardConfig
-from tests.support.streams import chunk_of, first_fire, seeded
+from tests.support.streams import chunk_of, first_fire, fourth_copy_line, seeded
 
 
 def fires_at(text: str, offset: int, seeds: tuple[int, ...] = (1, 2, 3), **kw: object) -> GuardResult:
@@ -87,14 +87,14 @@ _VERSE = "Twinkle, twinkle, little star,\nHow I wonder what you are.\nUp above t
 
 def test_a_piece_named_by_its_title_is_excused() -> None:
     """'Write out "Twinkle, Twinkle, Little Star" three times': the verse opens with its title,
-    so its copies are the piece asked for; without the request the 4th copy fires on its last
-    character."""
+    so its copies are the piece asked for; without the request the 4th copy fires on the line
+    break that ends its first line."""
     ask = "Write out 'Twinkle, Twinkle, Little Star' three times for the class."
     text = "Here it is three times:\n\n" + _VERSE * 3
     assert not first_fire(seeded(text, 8), context=ask).fired
     loop = "Here it is:\n\n" + _VERSE * 5
     start = len("Here it is:\n\n")
-    fires_at(loop, start + 4 * len(_VERSE) - 1)
+    fires_at(loop, start + 3 * len(_VERSE) + _VERSE.index("\n"))
 
 
 def test_a_piece_named_by_its_kind_is_excused() -> None:
@@ -109,11 +109,11 @@ def test_a_piece_named_by_its_kind_is_excused() -> None:
 
 def test_a_title_does_not_excuse_the_answer_restarted() -> None:
     """A unit that opens with a preamble (not the named title) is the answer restarted: it fires on
-    its 4th copy as without the request."""
+    the first line of its 4th copy as without the request."""
     ask = "Write out 'Twinkle, Twinkle, Little Star' three times."
     unit = "Sure! Here is the song.\n" + _VERSE
     text = unit * 6
-    with_ask = fires_at(text, 4 * len(unit) - 1, context=ask)
+    with_ask = fires_at(text, fourth_copy_line(text, 0, len(unit)), context=ask)
     assert with_ask.reason == "stream.period"
 
 
@@ -340,3 +340,30 @@ def test_a_unit_cut_inside_a_word_is_the_named_unit() -> None:
     text = "gracias, " * 3000
     res = first_fire(seeded(text, 6, 4, 12), context="Write 'gracias' over and over.")
     assert res.fired and res.chars > cap
+
+
+# --------------------------------------------------------------- a cycle of lines, cut by the stream
+
+
+_CYCLE = "".join(f"Her life was a {w} life.\n" for w in ("brief", "bright", "lonely", "famous", "quiet", "restless", "gentle"))
+_BORN = "She was born in 1940.\n"
+
+
+def test_a_cycle_of_lines_fires_on_the_first_line_of_its_fourth_copy() -> None:
+    """Seven lines that cycle: three copies are read, and the fourth is recognised by its first
+    line. The fire lands on the chunk that brings the newline ending that line (character
+    ``len(_BORN) + 3 * len(_CYCLE) + len(first line) - 1``), whatever the chunking; a stream cut
+    by a token limit two lines into the fourth copy is therefore caught before it ends."""
+    first = _CYCLE.index("\n") + 1
+    at = len(_BORN) + 3 * len(_CYCLE) + first - 1
+    fires_at(_BORN + _CYCLE * 6, at, seeds=(1, 2, 3, 4))
+    cut = _BORN + _CYCLE * 3 + "".join(_CYCLE.splitlines(keepends=True)[:2])
+    for seed in (5, 6):
+        assert first_fire(seeded(cut, seed)).fired
+
+
+def test_three_copies_of_a_cycle_then_other_lines_stay_quiet() -> None:
+    """Three copies of the cycle and a fourth that changes at its first line: nothing fires."""
+    text = _BORN + _CYCLE * 3 + "Her life ended in 1973, in Hong Kong.\n" + "She is remembered as an actor and a teacher.\n"
+    for seed in (7, 8, 9):
+        assert not first_fire(seeded(text, seed)).fired

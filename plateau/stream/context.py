@@ -64,6 +64,9 @@ _QUOTED = re.compile(
     r"|“([^”\n]{1,200})”|«\s*([^»\n]{1,200}?)\s*»"
     r"|„([^“”\n]{1,200})[“”]|「([^」\n]{1,200})」|『([^』\n]{1,200})』"
 )
+#: The rest of a line after a colon (ASCII or fullwidth), up to 120 characters and not itself
+#: holding a colon; a colon between numbers or before a slash ("10:30", "http://") introduces nothing.
+_AFTER_COLON = re.compile(r"(?<!\d)[:\uff1a](?![\d/])[ \t]*([^\n:\uff1a]{1,120})[ \t]*$", re.MULTILINE)
 _VERB_UNIT = re.compile(
     r"\b" + lexicon.alternation("output-verbs") + r"\s+(?:the\s+(?:word|line|phrase|sentence|text)\s+)?"
     r"([\w!?.,:;\- ]{1,60}?)\s+"
@@ -117,7 +120,8 @@ class RequestContext:
         program output, and the detectors give its lines the budget of a line inside a code
         fence (``max_copies``, :meth:`StreamGuardConfig.span_required`).
     named : tuple of str
-        The units the request quotes, normalised like ``units``, whether or not it asks for
+        The units the request quotes (in quotation marks, or the rest of a line after a
+        colon), normalised like ``units``, whether or not it asks for
         repetition in words this module reads: an answer that is nothing but copies of one of
         them answers the request with its own text (:meth:`excuses`, ``opening``).
 
@@ -165,6 +169,10 @@ class RequestContext:
         counts += twice
         asks = times or bool(twice) or bool(_REPEAT.search(text))
         quoted = [u for u in (_norm(next(g for g in m.groups() if g is not None)) for m in _QUOTED.finditer(text)) if u]
+        # A colon introduces what follows it ("Say it with me: I am calm."): the rest of its line
+        # is named as quotation marks would name it -- but it may be an instruction ("do this 20
+        # times: write a haiku"), so it never narrows what a request for repetition excuses.
+        after = [u for u in (_norm(m.group(1)) for m in _AFTER_COLON.finditer(text)) if u and u not in quoted]
         units: list[str] = []
         if asks or counts:
             units += quoted
@@ -184,7 +192,7 @@ class RequestContext:
             bound=bound,
             units=tuple(units) if requested else (),
             pastes_output=bool(_PASTE.search(text)),
-            named=tuple(dict.fromkeys(quoted)),
+            named=tuple(dict.fromkeys(quoted + after)),
         )
 
     def _titled(self, unit: str) -> bool:

@@ -367,3 +367,17 @@ def test_three_copies_of_a_cycle_then_other_lines_stay_quiet() -> None:
     text = _BORN + _CYCLE * 3 + "Her life ended in 1973, in Hong Kong.\n" + "She is remembered as an actor and a teacher.\n"
     for seed in (7, 8, 9):
         assert not first_fire(seeded(text, seed)).fired
+
+
+def test_the_rest_of_a_line_after_a_colon_is_named_like_a_quotation() -> None:
+    """'Say it with me, and don't stop: I am calm and focused.' names the sentence after its colon:
+    an answer made of its copies is excused (no count: up to ``context_cap_chars``); a colon in a
+    time or a URL names nothing, and colon text never narrows a request for repetition."""
+    ask = "Say it with me, and don't stop: I am calm and focused."
+    assert RequestContext.parse(ask).named == ("i am calm and focused",)
+    assert RequestContext.parse("Meet me at 10:30 on http://example.org").named == ()
+    assert RequestContext.parse("Do this 20 times: write a haiku about rain.").units == ()
+    text = "I am calm and focused.\n" * 200
+    for seed in (1, 2):
+        assert first_fire(seeded(text, seed)).fired
+        assert not first_fire(seeded(text, seed), context=ask).fired

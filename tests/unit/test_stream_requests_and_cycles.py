@@ -8,7 +8,11 @@ quiet), and checks that other chunkings give the same character.
 
 from __future__ import annotations
 
+import random
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from plateau.stream import GuardResult, RequestContext, StreamGuard, StreamGuardConfig
 from tests.support.streams import chunk_of, first_fire, fourth_copy_line, seeded
@@ -381,3 +385,36 @@ def test_the_rest_of_a_line_after_a_colon_is_named_like_a_quotation() -> None:
     for seed in (1, 2):
         assert first_fire(seeded(text, seed)).fired
         assert not first_fire(seeded(text, seed), context=ask).fired
+
+
+_UNITS = ("thank you", "Lo siento", "I am calm and focused.", "加油", "그 후", "OK", "the quick brown fox jumps")
+_ASKS = (
+    "Write '{u}' {n} times.",
+    "Escribe '{u}' hasta llenar la página.",
+    "Say it with me: {u}",
+    "What does '{u}' mean?",
+    "Repeat «{u}» over and over.",
+    "Translate '{u}' into French.",
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(unit=st.sampled_from(_UNITS), ask=st.sampled_from(_ASKS), n=st.integers(1, 60), copies=st.integers(2, 120),
+       lead=st.sampled_from(("", "Sure:\n", "Here is what it means. ")), sep=st.sampled_from((" ", ", ", "\n", ". ")),
+       seed=st.integers(0, 1000))
+def test_a_request_never_makes_the_guard_fire_earlier(unit: str, ask: str, n: int, copies: int, lead: str, sep: str, seed: int) -> None:
+    """The request only excuses: with any request, the guard fires on the same chunk as without
+    it, later, or not at all -- never earlier."""
+    text = lead + sep.join([unit] * copies) + "\n" + " ".join(random.Random(seed).sample(_FILLER, 12))
+    chunks = seeded(text, seed)
+    bare = first_fire(chunks)
+    asked = first_fire(chunks, context=ask.format(u=unit, n=n))
+    if asked.fired:
+        assert bare.fired and asked.fired_at_chunk >= bare.fired_at_chunk  # type: ignore[operator]
+
+
+_FILLER = tuple(
+    "river lamp orbit canvas pepper violin marble tunnel garden copper window ladder meadow planet "
+    "saddle harbor pencil rocket blanket lantern".split()
+)
+

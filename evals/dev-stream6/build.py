@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build the blind-stream6 case files: texts, chunking, labels.
+"""Build the dev-stream6 (was blind-stream6) case files: texts, chunking, labels.
 
 Plain python3, no project imports. Run: python3 build.py
 """

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from plateau import lexicon
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Fire
+from plateau.stream.text import WIDE_LETTERS
 
 __all__ = ["RequestContext"]
 
@@ -57,10 +58,13 @@ _REPEAT = lexicon.pattern(
 _PASTE = lexicon.pattern("output-requests", prefix=r"\b(", suffix=")", flags=re.IGNORECASE)
 _PIECES = frozenset(w.lower() for w in lexicon.load("repetition-pieces"))
 # A straight single quote opens a quotation only where no letter precedes it and closes it only
-# where none follows: between two letters it is an apostrophe ("can't", "l'heure", "O'Brien"),
-# which a quotation may also hold ("'don't stop'").
+# where no letter of an alphabet follows: between two letters it is an apostrophe ("can't",
+# "l'heure", "O'Brien"), which a quotation may also hold ("'don't stop'"). Scripts without the
+# apostrophe (Han, kana, hangul) attach their particles to the closing quote: "'사랑해'를",
+# "'ありがとう'と".
+_ALPHA = r"(?![" + WIDE_LETTERS + r"])\w"
 _QUOTED = re.compile(
-    r"\"([^\"\n]{1,200})\"|(?<!\w)'((?:[^'\n]|(?<=\w)'(?=\w)){1,200}?)'(?!\w)|`([^`\n]{1,200})`"
+    r"\"([^\"\n]{1,200})\"|(?<!\w)'((?:[^'\n]|(?<=\w)'(?=\w)){1,200}?)'(?!" + _ALPHA + r")|`([^`\n]{1,200})`"
     r"|“([^”\n]{1,200})”|«\s*([^»\n]{1,200}?)\s*»"
     r"|„([^“”\n]{1,200})[“”]|「([^」\n]{1,200})」|『([^』\n]{1,200})』"
 )
@@ -255,7 +259,9 @@ class RequestContext:
         """Whether this request excuses ``fire`` after ``chars`` characters of the stream.
 
         The fire is excused when the request asked for repetition, the repeated unit is what it
-        named (or it named nothing) and holds no word the request did not name, and the copies
+        named (or it named nothing; a unit it quotes -- ``named`` -- counts as named, so that
+        "repeat after me, 108 times: <mantra>" names the mantra, not "after me") and holds no
+        word the request did not name, and the copies
         -- ``fire.copies``, or when unknown the characters of the stream over the unit's length
         -- stay within ``ceil(bound * config.context_slack) + 2`` (a bound) or
         ``config.context_cap_chars`` characters (no bound).
@@ -273,7 +279,7 @@ class RequestContext:
             if opening is None or not self._names(fire.unit, self.named) or not self.opens_with_copies(opening):
                 return False
             return chars <= config.context_cap_chars
-        if self.units and not self._titled(fire.unit) and not self._names(fire.unit, self.units):
+        if self.units and not self._titled(fire.unit) and not self._names(fire.unit, self.units + self.named):
             return False
         if self.bound is None:
             return chars <= config.context_cap_chars

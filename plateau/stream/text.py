@@ -20,6 +20,7 @@ __all__ = [
     "is_word",
     "match_back",
     "primitive_period",
+    "WIDE_LETTERS",
     "wide_count",
     "word_count",
     "words_at_least",
@@ -30,10 +31,10 @@ WORD = re.compile(r"\w+")
 #: Letters of the scripts whose one character is a syllable or a morpheme, as wide as two Latin
 #: letters (UAX #11 Wide): Han (CJK unified ideographs, extension A, compatibility), kana and
 #: hangul (syllables and jamo).
-_WIDE_LETTER = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+WIDE_LETTERS = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 #: A word: a token holding at least two letters, or one letter of a wide script ("그", "後"):
 #: numbers and single Latin letters ("x", "a") are not words.
-_WORD_BODY = r"\b(?:(?:[\d_]*[^\W\d_]){2}|[\d_]*[" + _WIDE_LETTER + r"])\w*"
+_WORD_BODY = r"\b(?:(?:[\d_]*[^\W\d_]){2}|[\d_]*[" + WIDE_LETTERS + r"])\w*"
 _LETTER_WORD = re.compile(_WORD_BODY)
 #: Characters that draw layout: rules, dividers, borders, leaders, padding (box drawing and
 #: block elements U+2500-U+259F, dashes U+2010-U+2015, the ellipsis, the middle dot).

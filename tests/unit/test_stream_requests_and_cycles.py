@@ -418,3 +418,23 @@ _FILLER = tuple(
     "saddle harbor pencil rocket blanket lantern".split()
 )
 
+
+
+def test_a_particle_after_a_closing_quote_closes_it() -> None:
+    """Korean and Japanese attach particles to the closing quote ("'고마워'를", "'ありがとう'と"):
+    a quote followed by a letter of a script without apostrophes still closes."""
+    assert RequestContext.parse("'고마워'를 열 번 써 줘.").units == ("고마워",)
+    assert RequestContext.parse("'ありがとう'と十回書いて。").units == ("ありがとう",)
+    ask = "'고마워'를 열 번 써 줘."
+    for seed in (1, 2):
+        assert not first_fire(seeded("고마워 " * 10, seed), context=ask).fired
+
+
+def test_a_quoted_unit_counts_as_named_beside_the_words_after_the_verb() -> None:
+    """'Repeat after me, 30 times: <line>' reads "after me" after the verb, but the line after the
+    colon is what the request quotes: its 30 copies are excused, 100 are not."""
+    ask = "Repeat after me, 30 times, slowly: Breathe in calm, breathe out worry."
+    line = "Breathe in calm, breathe out worry. "
+    for seed in (3, 4):
+        assert not first_fire(seeded(line * 30, seed), context=ask).fired
+        assert first_fire(seeded(line * 100, seed), context=ask).fired

@@ -22,9 +22,10 @@ allows stays quiet --
   only by its numbers is not: ``Lib/token.py:81:5: Q000 ...``),
 - are alike: the word sets of consecutive copies have a Jaccard similarity of at least
   ``drift_similarity``,
-- and do not enumerate: fewer than 5 % of their words appear in one copy only. A generated list
-  ("Returns the `name` field.", "Returns the `email` field.") brings a new word in every copy;
-  a loop swaps words back and forth, or not at all.
+- and do not enumerate: fewer than 5 % of their words appear in one copy only, and some copy
+  holds no word of its own. A generated list ("Returns the `name` field.", "Returns the
+  `email` field.") or a template filled once per item (a letter to each of a list of names)
+  brings a new word in every copy; a loop swaps words back and forth, or not at all.
 
 The cost per block is one ``zip`` and one ``map(dict.get)`` over the block's n-grams and one
 ``dict.update``; the comparison of copies (Python sets) runs only when most n-grams recur.
@@ -177,7 +178,11 @@ class DriftDetector:
             total += words
         seen = Counter(w for st in sets for w in st)
         singles = sum(1 for w, c in seen.items() if c == 1 and _LETTERS2.search(w))
-        if singles >= _MAX_ENUM_SHARE * total:
+        # An enumeration: many words of one copy only, or a word of its own in every copy (a
+        # template filled once per item: "Dear Ana," / "Dear Bilal,", one name a copy).
+        if singles >= _MAX_ENUM_SHARE * total or all(
+            any(seen[w] == 1 and _LETTERS2.search(w) for w in st) for st in sets
+        ):
             return None
         if b.end < cfg.min_chars:
             return None

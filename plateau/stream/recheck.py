@@ -15,7 +15,10 @@ only when its semantic layer corroborates it -- more than ``recheck_near`` (half
 sentences written since the passage's third occurrence (the second re-check on) land near an
 earlier sentence of the same response (the commentary restates itself). Without an embedder the
 candidate is left to the other detectors. A passage quoted again while the commentary moves on
-(a failing test quoted after each different fix) is not corroborated.
+(a failing test quoted after each different fix) is not corroborated. Nor is a template
+filled once per item -- a song's refrain after each verse, a letter's body after each
+greeting -- a re-check: when the lines between the occurrences fill one template with a new item
+each time (:meth:`RecheckDetector._enumerates`), the passage is no candidate.
 
 Work per block: nothing unless the block ends a line; then one ``split`` and a dict lookup per
 line. Memory: at most 4096 keys of three lines of at most 256 characters.
@@ -31,6 +34,7 @@ fires only with the same corroboration.
 from __future__ import annotations
 
 import re
+from collections import deque
 
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
@@ -44,6 +48,8 @@ _MAX_KEYS = 4096
 _MAX_ALIKE = 64  # templated lines remembered (the most recent)
 _MIN_WORDS = 5  # distinct words a templated line must hold
 _WORDS = re.compile(r"\w+")
+_TOKENS = re.compile(r"\w+|[^\w\s]")
+_HISTORY = 64  # non-blank lines kept to read the gaps between a passage's occurrences
 _DIGITS = re.compile(r"\d+")
 
 
@@ -74,6 +80,7 @@ class RecheckDetector:
         self._pend = ""
         self._pend_start = 0
         self._lines: list[tuple[str, int]] = []  # the last two non-blank lines and their offsets
+        self._history: deque[tuple[str, int]] = deque(maxlen=_HISTORY)  # the last non-blank lines, for the gaps
         self._keys: dict[tuple[str, ...], list[int]] = {}
         self.candidate: Fire | None = None
         self.third = -1
@@ -115,6 +122,7 @@ class RecheckDetector:
                 continue
             if self.templated and len(key) >= _MIN_PASSAGE:
                 self._templated(key, at, base + len(piece) - 1)
+            self._history.append((key, at))
             prev = self._lines
             prev.append((key, at))
             if len(prev) < 3:
@@ -133,7 +141,7 @@ class RecheckDetector:
             occ.append(prev[0][1])
             if len(occ) > quotes:
                 del occ[0]
-            if len(occ) >= quotes:
+            if len(occ) >= quotes and not self._enumerates(occ[-quotes:]):
                 self.third = occ[-quotes + 2]
                 self.candidate = Fire(
                     at=base + len(piece) - 1,
@@ -147,6 +155,39 @@ class RecheckDetector:
         self._pend = rest[:_MAX_LINE]
         self._pend_start = start
         return None
+
+    def _enumerates(self, occ: list[int]) -> bool:
+        """Whether the lines between the passage's occurrences (at the absolute offsets ``occ``) fill
+        one template with a new item each time: a verse before each refrain, a letter's greeting
+        before its body ("Dear Ana," / "Dear Bilal,").
+
+        The gaps -- the non-blank lines after one occurrence's three lines and before the next
+        occurrence -- must hold the same number of lines and of tokens (words and punctuation
+        marks), differ in at most two tokens a line, and hold a different token in each gap at
+        every position where they differ: one template, each copy naming its own item. The
+        commentary of a re-check loop restates itself in shuffled wording (its tokens do not
+        align) or verbatim (no position differs); a loop on a counter is the drift detector's.
+        False when the gaps are not all among the last ``_HISTORY`` lines.
+        """
+        hist = self._history
+        if not hist or hist[0][1] >= occ[0]:
+            return False
+        gaps: list[list[str]] = []
+        for lo, hi in zip(occ, occ[1:], strict=False):
+            lines = [key for key, at in hist if lo < at < hi][2:]  # past the occurrence's 2nd and 3rd lines
+            if not lines:
+                return False
+            gaps.append(lines)
+        n = len(gaps[0])
+        if any(len(g) != n for g in gaps):
+            return False
+        tokens = [_TOKENS.findall("\n".join(g)) for g in gaps]
+        if any(len(t) != len(tokens[0]) for t in tokens):
+            return False
+        slots = [i for i in range(len(tokens[0])) if len({t[i] for t in tokens}) > 1]
+        if not slots or len(slots) > 2 * n:
+            return False
+        return all(len({t[i] for t in tokens}) == len(tokens) for i in slots)
 
     def _templated(self, key: str, at: int, end: int) -> None:
         """Count a line of ``_MIN_PASSAGE`` characters or more among the lines alike it.

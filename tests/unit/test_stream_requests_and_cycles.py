@@ -438,3 +438,53 @@ def test_a_quoted_unit_counts_as_named_beside_the_words_after_the_verb() -> None
     for seed in (3, 4):
         assert not first_fire(seeded(line * 30, seed), context=ask).fired
         assert first_fire(seeded(line * 100, seed), context=ask).fired
+
+
+# ------------------------------------------------------------ a template filled once per item
+
+
+_NAMES = ("Alma", "Bruno", "Cyrus", "Delia", "Eamon", "Fiona", "Gustav", "Helga", "Idris", "Juno", "Kasia", "Lorenzo")
+_NOTE = (
+    "Dear {},\nThank you for helping at the harvest supper on Friday. The tables were ready in no time.\n"
+    "We hope you can join us next autumn.\nWith gratitude,\nThe Parish Kitchen\n\n"
+)
+
+
+def test_a_letter_filled_once_per_name_is_no_drifting_loop() -> None:
+    """The same note for each name in a list: every copy holds a word of its own (the name), so
+    the drift detector reads an enumeration, not a loop; the same note with the same name
+    every time is a loop and fires."""
+    filled = "".join(_NOTE.format(n) for n in _NAMES)
+    same = _NOTE.format("Alma") * len(_NAMES)
+    for seed in (1, 2):
+        assert not first_fire(seeded(filled, seed)).fired
+        assert first_fire(seeded(same, seed)).fired
+
+
+def test_a_refrain_after_each_verse_is_no_recheck_candidate() -> None:
+    """A three-line refrain after each verse whose lines name a new item (a number, a rhyme) is a
+    template filled per item: the re-check detector makes no candidate of it. The refrain after
+    verses that differ in wording from each other is still a candidate."""
+    from plateau.stream.block import Splitter, Tail
+    from plateau.stream.recheck import RecheckDetector
+
+    refrain = "Round and round the meadow goes,\nOver the hill where the river flows,\nHome again as the evening glows.\n\n"
+    items = [("one", "drum"), ("two", "shoe"), ("three", "tree"), ("four", "door"), ("five", "hive"), ("six", "sticks")]
+    song = "".join(f"The little cart went rolling {a},\nIt carried a bell and a painted {b};\n" + refrain for a, b in items)
+    talk = [
+        "Let me look at the refrain once more.",
+        "Hmm, I am not sure the second line scans well, so again:",
+        "Checking it one more time, carefully this time, from the top:",
+        "Wait, the rhyme might be off; one more look at it:",
+        "Actually, let me reread it slowly once again:",
+        "Again, the whole refrain:",
+    ]
+    loop = "".join(t + "\n" + refrain for t in talk)
+    for text, candidate in ((song, False), (loop, True)):
+        detector = RecheckDetector(StreamGuardConfig())
+        tail, splitter = Tail(4096, 4096), Splitter()
+        for i in range(0, len(text), 64):  # the guard's 64-character blocks
+            piece = text[i : i + 64]
+            tail.push(piece)
+            detector.update(splitter.block(tail, piece))
+        assert (detector.candidate is not None) is candidate, text[:40]

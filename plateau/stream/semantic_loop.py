@@ -7,7 +7,10 @@ recount..."): string matching sees fresh text, a sentence encoder sees the same 
 :class:`~plateau.embed.Embedder` -- on a background thread by default, never on the chunk path --
 and marks each new sentence *near* when its cosine similarity to an earlier sentence of the same
 response (the last 64) reaches ``semantic_similarity``. When at least ``semantic_fraction`` of
-the last ``semantic_window`` sentences are near, it *recurs*.
+the last ``semantic_window`` sentences are near, it *recurs*. A sentence that differs from the
+one it lands near only by a word or two that no earlier sentence holds is the next item of an
+enumeration ("he played three" after "he played two", a verse naming its own rhyme), not near:
+a restatement recycles its words.
 
 Alone, recurrence only **steers** (a message, the stream goes on): meaning is not wording, and a
 converging argument may circle back to its premises. The guard fires on it only with textual
@@ -45,6 +48,8 @@ _MAX_PENDING = 1200  # characters of an unfinished sentence kept
 _BATCH = 8
 _MAX_INFLIGHT = 4
 _MEMORY = 64
+_MAX_WORDS = 32_768  # distinct words of the response remembered (cleared when full)
+_WORD = re.compile(r"[^\W\d_]{2,}")
 
 _POOL: ThreadPoolExecutor | None = None
 _POOL_LOCK = threading.Lock()
@@ -99,6 +104,7 @@ class SemanticRecurrence:
         self._texts: deque[tuple[str, int]] = deque(maxlen=_MEMORY)
         self._marks: deque[tuple[int, bool]] = deque(maxlen=_MEMORY)  # (start, near) of each embedded sentence
         self._window: deque[bool] = deque(maxlen=config.semantic_window)
+        self._words: set[str] = set()  # the words of the sentences embedded
         self._next_at = 0
         self.recurring = False
         self.near = 0
@@ -196,16 +202,28 @@ class SemanticRecurrence:
             if self._vectors:
                 sims = np.asarray(self._vectors) @ np.asarray(row, dtype=np.float32)
                 best = int(np.argmax(sims))
-                if float(sims[best]) >= cfg.semantic_similarity:
+                if float(sims[best]) >= cfg.semantic_similarity and not self._names_new(text, self._texts[best][0]):
                     near = True
                     self.example = text
                     self.origin = self._texts[best]
+            if len(self._words) >= _MAX_WORDS:
+                self._words.clear()
+            self._words.update(_WORD.findall(text.lower()))
             self._vectors.append(np.asarray(row, dtype=np.float32))
             self._texts.append((text, start))
             self._marks.append((start, near))
             self._window.append(near)
         self.near = sum(self._window)
         self.recurring = len(self._window) == cfg.semantic_window and self.near >= cfg.semantic_fraction * cfg.semantic_window
+
+    def _names_new(self, text: str, origin: str) -> bool:
+        """Whether ``text`` differs from the earlier sentence it lands near (``origin``) only by a
+        word or two that no earlier sentence of the response holds: the next item of an
+        enumeration ("he played three" after "he played two", a verse naming its own rhyme),
+        not a restatement, which recycles its words."""
+        a, b = set(_WORD.findall(text.lower())), set(_WORD.findall(origin.lower()))
+        added = a - b
+        return 0 < len(added) <= 2 and len(b - a) <= 2 and not (added & self._words)
 
     def message(self) -> str:
         """The steer message: what recurs, and what to do instead."""

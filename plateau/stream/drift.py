@@ -82,6 +82,10 @@ class DriftDetector:
         self._last: dict[tuple[str, ...], int] = {}  # token n-gram -> index of its last start (current generation)
         self._older: dict[tuple[str, ...], int] = {}  # the previous generation
         self._toks: list[str] = []  # the last tokens
+        #: Absolute offset of the end of the last block whose copies were judged an enumeration
+        #: (a template filled once per item); -1 before. The guard's semantic layer does not fire
+        #: on text the textual layer has read as an enumeration.
+        self.enumeration_end = -1
 
     def reset(self) -> None:
         """Forget the stream."""
@@ -183,6 +187,7 @@ class DriftDetector:
         if singles >= _MAX_ENUM_SHARE * total or all(
             any(seen[w] == 1 and _LETTERS2.search(w) for w in st) for st in sets
         ):
+            self.enumeration_end = b.end
             return None
         if b.end < cfg.min_chars:
             return None

@@ -526,7 +526,10 @@ class StreamGuard:
         # recycle their wording as a program prints them, and are judged by the textual
         # detectors with the quoted-line budget; meaning alone only steers there.
         quoted = self.context.pastes_output
-        if not quoted and fresh is not None and fresh <= self.config.corroboration_fresh and sem.origin is not None:
+        # Copies the drift detector read as an enumeration inside the window (a template filled
+        # once per item) are textual evidence against a loop: meaning alone then only steers.
+        listed = self._drift.enumeration_end >= sem.window_start >= 0
+        if not quoted and not listed and fresh is not None and fresh <= self.config.corroboration_fresh and sem.origin is not None:
             text, start = sem.origin
             fire = Fire(
                 at=end - 1,

@@ -172,6 +172,12 @@ class SemanticRecurrence:
         self._submit()
         self.poll()
 
+    @property
+    def window_start(self) -> int:
+        """Absolute offset where the oldest sentence of the current window begins (-1 when empty)."""
+        n = min(len(self._window), len(self._marks))
+        return self._marks[-n][0] if n else -1
+
     def near_since(self, start: int) -> tuple[int, int]:
         """``(near, embedded)``: sentences beginning at or after offset ``start`` that were
         embedded, and how many of them landed near an earlier sentence."""

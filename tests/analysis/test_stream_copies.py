@@ -658,3 +658,20 @@ def test_a_drift_fire_cuts_after_the_loops_first_copy() -> None:
     assert result.fired and result.cut_offset is not None
     assert text[: result.cut_offset].count("fall-back night") == 1
     assert text[: result.cut_offset].startswith("The bounds are built like this. ")
+
+
+def test_a_letter_filled_once_per_name_is_no_semantic_loop(real_cached: object) -> None:
+    """The same note for each name of a list: its sentences recur verbatim, near in meaning and
+    in wording, but the drift detector reads the copies as an enumeration (a name of its own in
+    every copy), and that textual evidence keeps the semantic layer to a steer. The same note to
+    the same name every time fires."""
+    names = ("Alma", "Bruno", "Cyrus", "Delia", "Eamon", "Fiona", "Gustav", "Helga", "Idris", "Juno", "Kasia", "Lorenzo")
+    note = (
+        "Dear {},\nThank you for helping at the harvest supper on Friday. The tables were ready in no time.\n"
+        "We hope you can join us next autumn.\nWith gratitude,\nThe Parish Kitchen\n\n"
+    )
+    filled = "".join(note.format(n) for n in names)
+    same = note.format("Alma") * len(names)
+    for seed in (1, 2):
+        assert first_fire(feed(seeded(filled, seed), embedder=real_cached, semantic_background=False)) is None
+        assert first_fire(feed(seeded(same, seed), embedder=real_cached, semantic_background=False)) is not None

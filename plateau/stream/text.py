@@ -34,7 +34,7 @@ WORD = re.compile(r"\w+")
 WIDE_LETTERS = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 #: A word: a token holding at least two letters, or one letter of a wide script ("그", "後"):
 #: numbers and single Latin letters ("x", "a") are not words.
-_WORD_BODY = r"\b(?:(?:[\d_]*[^\W\d_]){2}|[\d_]*[" + WIDE_LETTERS + r"])\w*"
+_WORD_BODY = r"\b[\d_]*(?:[" + WIDE_LETTERS + r"]|[^\W\d_][\d_]*[^\W\d_])\w*"
 _LETTER_WORD = re.compile(_WORD_BODY)
 #: Characters that draw layout: rules, dividers, borders, leaders, padding (box drawing and
 #: block elements U+2500-U+259F, dashes U+2010-U+2015, the ellipsis, the middle dot).

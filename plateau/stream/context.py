@@ -53,14 +53,14 @@ _TIMES_WORD = re.compile(r"\b(twice|thrice)\b", re.IGNORECASE)
 # Each entry between word boundaries; an entry in a script written without spaces (Han, kana,
 # hangul) starts anywhere.
 _REPEAT = lexicon.pattern(
-    "repetition-requests", prefix=r"(?:\b|(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]))(", suffix=")", flags=re.IGNORECASE
+    "repetition-requests", prefix=r"(?:\b|(?=[" + WIDE_LETTERS + r"]))(", suffix=")", flags=re.IGNORECASE
 )
 _PASTE = lexicon.pattern("output-requests", prefix=r"\b(", suffix=")", flags=re.IGNORECASE)
 _PIECES = frozenset(w.lower() for w in lexicon.load("repetition-pieces"))
 # A straight single quote opens a quotation only where no letter precedes it and closes it only
 # where no letter of an alphabet follows: between two letters it is an apostrophe ("can't",
 # "l'heure", "O'Brien"), which a quotation may also hold ("'don't stop'"). Scripts without the
-# apostrophe (Han, kana, hangul) attach their particles to the closing quote: "'사랑해'를",
+# apostrophe (Han, kana, hangul) attach their particles to the closing quote: "'고마워'를",
 # "'ありがとう'と".
 _ALPHA = r"(?![" + WIDE_LETTERS + r"])\w"
 _QUOTED = re.compile(
@@ -215,24 +215,23 @@ class RequestContext:
         any of its words, is one of the named ``units`` (normalised) and nothing else.
 
         A repetition found inside a run of copies has no start of its own: the period detector
-        may report "siento, Lo " for copies of "Lo siento, ", or "ias, grac" for copies of
-        "gracias, ". Each rotation of the unit that starts a word (a word character after a
+        may report "thanks, Many " for copies of "Many thanks, ", or "anks, th" for copies of
+        "thanks, ". Each rotation of the unit that starts a word (a word character after a
         non-word one, read as a cycle) is therefore tried, normalised. A unit that also holds
         words the request did not name (the answer's preamble, a leaked role header) is the
         answer restarted, not the repetition asked for. Numbers are not words: a numbered copy
         ("3. the line") is the line the request named.
         """
         starts = [k for k, ch in enumerate(unit) if ch.isalnum() and not unit[k - 1].isalnum()] or [0]
+        # the named units as whole words, the longest first
+        whole = re.compile(r"(?<!\S)(?:" + "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True)) + r")(?!\S)")
         for k in starts[:_MAX_ROTATIONS]:
             padded = " " + _norm(unit[k:] + unit[:k]) + " "
             if not any(f" {u} " in padded or (padded.strip() and padded in f" {u} ") for u in units):
                 continue
             if any(padded in f" {u} " for u in units):
                 return True
-            rest = padded
-            for u in sorted(units, key=len, reverse=True):
-                rest = re.sub(r"(?<!\S)" + re.escape(u) + r"(?!\S)", " ", rest)  # every copy, however many
-            if not _DIGITS.sub(" ", rest).strip():
+            if not _DIGITS.sub(" ", whole.sub(" ", padded)).strip():  # every copy taken out, however many
                 return True
         return False
 
@@ -260,15 +259,15 @@ class RequestContext:
 
         The fire is excused when the request asked for repetition, the repeated unit is what it
         named (or it named nothing; a unit it quotes -- ``named`` -- counts as named, so that
-        "repeat after me, 108 times: <mantra>" names the mantra, not "after me") and holds no
+        "say it after me, 20 times: <line>" names the line, not "after me") and holds no
         word the request did not name, and the copies
         -- ``fire.copies``, or when unknown the characters of the stream over the unit's length
         -- stay within ``ceil(bound * config.context_slack) + 2`` (a bound) or
         ``config.context_cap_chars`` characters (no bound).
 
         A request that quotes a unit without asking for repetition in words read here (in a
-        language or a wording no list holds: "escribe 'gracias' hasta llenar la página", "as
-        many as you can") is answered by its own text when the answer opens with copies of the
+        language or a wording no list holds: "escribe 'gracias' hasta llenar la página", "give
+        me a page of it") is answered by its own text when the answer opens with copies of the
         unit (``opening``, the stream's first characters: :meth:`opens_with_copies`): the unit
         is then excused for ``config.context_cap_chars`` characters, as a request without a
         number is. A degenerate answer opens with its own text and falls into its loop later: a

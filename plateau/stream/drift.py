@@ -183,7 +183,7 @@ class DriftDetector:
         seen = Counter(w for st in sets for w in st)
         singles = sum(1 for w, c in seen.items() if c == 1 and _LETTERS2.search(w))
         # An enumeration: many words of one copy only, or a word of its own in every copy (a
-        # template filled once per item: "Dear Ana," / "Dear Bilal,", one name a copy).
+        # template filled once per item: a greeting naming a different person in every copy).
         if singles >= _MAX_ENUM_SHARE * total or all(
             any(seen[w] == 1 and _LETTERS2.search(w) for w in st) for st in sets
         ):

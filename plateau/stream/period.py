@@ -259,7 +259,7 @@ class PeriodDetector:
         A reader reads a block of lines line by line: once three copies of a block have been
         read, the fourth is recognised by its first line -- every line after it is one the
         reader has seen three times at this distance. Streams cut by a token limit inside the
-        fourth copy of a long cycle (a list of seven lines, a paragraph) end before the copy
+        fourth copy of a long cycle (a list of several lines, a paragraph) end before the copy
         does. The first line counts from the loop's first character (``phase``: where it falls
         in ``unit``) to the first line break at least ``copy_unit`` characters in, so that the
         tail of a line cut by the loop's phase is not taken for a line. A unit with no second

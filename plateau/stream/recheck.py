@@ -159,12 +159,12 @@ class RecheckDetector:
     def _enumerates(self, occ: list[int]) -> bool:
         """Whether the lines between the passage's occurrences (at the absolute offsets ``occ``) fill
         one template with a new item each time: a verse before each refrain, a letter's greeting
-        before its body ("Dear Ana," / "Dear Bilal,").
+        naming its own addressee before its body.
 
         The gaps -- the non-blank lines after one occurrence's three lines and before the next
         occurrence -- must hold the same number of lines and of tokens (words and punctuation
-        marks), differ in at most two tokens a line, and hold a different token in each gap at
-        every position where they differ: one template, each copy naming its own item. The
+        marks), differ at no more positions than twice their lines, and hold a different token in
+        each gap at every position where they differ: one template, each copy naming its own item. The
         commentary of a re-check loop restates itself in shuffled wording (its tokens do not
         align) or verbatim (no position differs); a loop on a counter is the drift detector's.
         False when the gaps are not all among the last ``_HISTORY`` lines.

@@ -9,7 +9,7 @@ and marks each new sentence *near* when its cosine similarity to an earlier sent
 response (the last 64) reaches ``semantic_similarity``. When at least ``semantic_fraction`` of
 the last ``semantic_window`` sentences are near, it *recurs*. A sentence that differs from the
 one it lands near only by a word or two that no earlier sentence holds is the next item of an
-enumeration ("he played three" after "he played two", a verse naming its own rhyme), not near:
+enumeration (a verse that differs from the one before by its count and its rhyme), not near:
 a restatement recycles its words.
 
 Alone, recurrence only **steers** (a message, the stream goes on): meaning is not wording, and a
@@ -225,8 +225,8 @@ class SemanticRecurrence:
     def _names_new(self, text: str, origin: str) -> bool:
         """Whether ``text`` differs from the earlier sentence it lands near (``origin``) only by a
         word or two that no earlier sentence of the response holds: the next item of an
-        enumeration ("he played three" after "he played two", a verse naming its own rhyme),
-        not a restatement, which recycles its words."""
+        enumeration (a verse that differs from the one before by its count and its rhyme), not
+        a restatement, which recycles its words."""
         a, b = set(_WORD.findall(text.lower())), set(_WORD.findall(origin.lower()))
         added = a - b
         return 0 < len(added) <= 2 and len(b - a) <= 2 and not (added & self._words)

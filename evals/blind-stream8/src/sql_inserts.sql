@@ -1,0 +1,12 @@
+INSERT INTO city (id, name, population) VALUES (1, 'Oslo', 709037);
+INSERT INTO city (id, name, population) VALUES (2, 'Bergen', 289330);
+INSERT INTO city (id, name, population) VALUES (3, 'Trondheim', 214565);
+INSERT INTO city (id, name, population) VALUES (4, 'Stavanger', 149048);
+INSERT INTO city (id, name, population) VALUES (5, 'Drammen', 103291);
+INSERT INTO city (id, name, population) VALUES (6, 'Fredrikstad', 85305);
+INSERT INTO city (id, name, population) VALUES (7, 'Kristiansand', 115569);
+INSERT INTO city (id, name, population) VALUES (8, 'Tromsø', 78745);
+INSERT INTO city (id, name, population) VALUES (9, 'Sandnes', 83280);
+INSERT INTO city (id, name, population) VALUES (10, 'Ålesund', 67608);
+INSERT INTO city (id, name, population) VALUES (11, 'Bodø', 53712);
+INSERT INTO city (id, name, population) VALUES (12, 'Sarpsborg', 59167);

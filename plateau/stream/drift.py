@@ -27,6 +27,15 @@ allows stays quiet --
   `email` field.") or a template filled once per item (a letter to each of a list of names)
   brings a new word in every copy; a loop swaps words back and forth, or not at all.
 
+The exact rule is judged at block ends; when the copies lack only the last few tokens of
+their last copy, the fire is armed (:class:`~plateau.stream.result.Armed`) and lands on the
+chunk that completes those tokens, so that copies ending just past a block end are not cut a
+block late. The copies are reported from the periodic run's first token (where the loop's first
+copy begins: a piece the request names by its first line is named by the copy reported), and
+copies equal as text are left to :mod:`~plateau.stream.period`, which fires on them no later.
+Copies that each open a line one indentation deeper or shallower than the last are a nested
+structure (a tree, a recursive dump), not a loop, and never fire here.
+
 The cost per block is one ``zip`` and one ``map(dict.get)`` over the block's n-grams and one
 ``dict.update``; the comparison of copies (Python sets) runs only when most n-grams recur.
 """
@@ -39,7 +48,7 @@ from itertools import repeat
 
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
-from plateau.stream.result import Fire
+from plateau.stream.result import Armed, Fire
 
 __all__ = ["DriftDetector"]
 
@@ -47,8 +56,35 @@ _DIGITS = re.compile(r"\d+")
 _PLAIN = re.compile(r"[^\W\d_]+[.,;:!?'\")]*$")
 _MIN_PLAIN = 0.8  # share of a copy's tokens that must be plain words (prose, not a log or a report line)
 _SENTENCE = re.compile(r"(?:[.!?]\s+|\n+)(?=\S)")
+_STARTED = re.compile(r"(?:[.!?]\s+|\n+)$")  # what ends just before a sentence or line start
 _LETTERS2 = re.compile(r"[^\W\d_].*[^\W\d_]")
 _MAX_ENUM_SHARE = 0.05  # words seen in one copy only, over all words of the copies
+
+
+def _nested(s: str, starts: list[int]) -> bool:
+    """Whether the copies at ``starts`` (indices in ``s``, at least three) each open a line, at
+    indentations that strictly grow or strictly shrink."""
+    if len(starts) < 3:
+        return False
+    cols = []
+    for x in starts:
+        ls = s.rfind("\n", 0, x) + 1
+        if not s[ls:x].isspace() and ls != x:
+            return False
+        cols.append(x - ls)
+    steps = {(a > b) - (a < b) for a, b in zip(cols, cols[1:], strict=False)}
+    return steps in ({1}, {-1})
+
+
+class _View:
+    """What :meth:`DriftDetector._fire` reads of a block: the text up to a fire, its start and end."""
+
+    __slots__ = ("end", "s", "s0")
+
+    def __init__(self, s: str, s0: int) -> None:
+        self.s = s
+        self.s0 = s0
+        self.end = s0 + len(s)
 
 
 class DriftDetector:
@@ -155,17 +191,92 @@ class DriftDetector:
             exact = budget = -(-cfg.span_required(chars, words) // chars)  # the copies the exact rule needs
         if self.quoted:
             exact = budget = max(exact, cfg.max_copies)
-        # Copies equal as token lists (only spacing and case drift): the exact rule.
-        if q * exact <= end:
-            same = {" ".join(kept[end - (i + 1) * q : end - i * q]) for i in range(exact)}
-            if len(same) == 1 and b.end >= cfg.min_chars:
-                return self._fire(b, [kept[end - (i + 1) * q : end - i * q] for i in range(exact)][::-1])
+        # Copies equal as token lists (only spacing and case drift): the exact rule, the copies
+        # read from the first token of the periodic run (where the loop's first copy begins).
+        need = q * exact
+        run = self._run(q, need)
+        if run >= need and b.end >= cfg.min_chars:
+            run = self._run(q, len(kept))
+            lo = end - run
+            return self._fire(b, [kept[lo : lo + q]] * (run // q))
+        if run < need:
+            self._arm(b, q, exact, run)
         # Copies that differ by words: one copy more than an exact repetition needs.
         need = max(cfg.drift_copies, budget + 1)
         if q < 3 or q * need > end:
             return None
         copies = [kept[end - (i + 1) * q : end - i * q] for i in range(need)][::-1]
         return self._judge(b, copies)
+
+    def _run(self, q: int, cap: int) -> int:
+        """Tokens of the run of period ``q`` that ends with the last token (its first copy
+        included; ``q`` when the last two copies differ), counted up to ``cap``."""
+        kept = self._toks
+        end = len(kept)
+        lo = max(q, end - cap)
+        i = end - 1
+        while i >= lo and kept[i] == kept[i - q]:
+            i -= 1
+        return min(end - 1 - i + q, max(cap, q))
+
+    def _arm(self, b: Block, q: int, exact: int, run: int) -> None:
+        """Arm the exact rule's fire on the token that completes the last copy it needs.
+
+        The copies are judged at block ends (every ``config.block`` characters), so a last copy
+        that ends just after one would fire up to a block late. When the last ``run`` tokens
+        repeat with period ``q`` for at least two copies and the ``exact`` copies lack fewer than
+        ``q`` tokens, the fire is armed (:class:`~plateau.stream.result.Armed`) and
+        :meth:`confirm` fires on the chunk whose text completes those tokens, if they are the
+        ones the period predicts.
+        """
+        kept = self._toks
+        end = len(kept)
+        missing = q * exact - run
+        if not 0 < missing < q or run < 2 * q:
+            return
+        expected = tuple(kept[end - q : end - q + missing])
+        unit = tuple(kept[end - run : end - run + q])  # a copy, from the loop's first token
+        near = b.near
+        k = len(near)
+        while k and not near[k - 1].isspace():  # the start of the token cut by the block's end
+            k -= 1
+        # the earliest the tokens can be complete: one space between them
+        at = b.end - (len(near) - k) + sum(map(len, expected)) + missing - 2
+        b.arm(Armed(at=max(at, b.end), source=self, key=("drift", q), data=(b.end, expected, unit, exact)))
+
+    def confirm(self, armed: Armed, s: str, s0: int) -> Fire | Armed | None:
+        """The armed fire when the text after the block's end (``s`` up to the last chunk,
+        absolute start ``s0``) completes the predicted tokens; re-armed for the next character
+        while it does not yet; None once a token differs."""
+        start, expected, unit, exact = armed.data
+        i = start - s0
+        if i < 0 or i > len(s):
+            return None
+        while i > 0 and not s[i - 1].isspace():  # the token cut by the block's end
+            i -= 1
+        got = s[i:].lower().split()
+        n = len(expected)
+        k = min(len(got), n)
+        if k and (list(got[: k - 1]) != list(expected[: k - 1]) or not expected[k - 1].startswith(got[k - 1])):
+            return None  # a token differs from the one the period predicts
+        if k < n or got[n - 1] != expected[n - 1] or s0 + len(s) < self.config.min_chars:
+            return Armed(at=s0 + len(s), source=self, key=armed.key, data=armed.data)
+        x = i  # just past the last predicted token
+        for _ in range(n):
+            while s[x].isspace():
+                x += 1
+            while x < len(s) and not s[x].isspace():
+                x += 1
+        fire = self._fire(_View(s[:x], s0), [list(unit)] * exact)
+        if fire is None:
+            return None
+        # Copies equal as text are the raw period detector's: its rule fires on them no later
+        # (it needs no more copies), with their period.
+        p = fire.cut_offset - fire.loop_start
+        seg = s[fire.loop_start - s0 : x]
+        if 0 < p < len(seg) and seg[p:] == seg[:-p]:
+            return None
+        return fire
 
     def _judge(self, b: Block, copies: list[list[str]]) -> Fire | None:
         cfg = self.config
@@ -193,13 +304,20 @@ class DriftDetector:
             return None
         return self._fire(b, copies)
 
-    def _fire(self, b: Block, copies: list[list[str]]) -> Fire:
-        """Locate the copies in the original text by their leading tokens."""
+    def _fire(self, b: Block | _View, copies: list[list[str]]) -> Fire | None:
+        """Locate the copies in the original text by their leading tokens; None when they nest.
+
+        Copies that each open a line one indentation deeper (or shallower) than the last are a
+        nested structure -- a tree, a recursive dump, a call stack --, not a loop: a loop comes
+        back to the same place, and whitespace carries the structure here.
+        """
         s = b.s
         head = copies[-1][:5]
         parts = [re.escape(w).replace("0", r"\d+") for w in head]
         pattern = re.compile(r"(?<!\S)" + r"\s+".join(parts) + r"(?!\S)", re.IGNORECASE)
         starts = [m.start() for m in pattern.finditer(s)]
+        if _nested(s, starts[-len(copies) :]):
+            return None
         if len(starts) >= 2:
             first = starts[-len(copies)] if len(starts) >= len(copies) else starts[0]
             later = [x for x in starts if x > first]
@@ -207,8 +325,9 @@ class DriftDetector:
         else:
             first = starts[0] if starts else max(0, len(s) - 1)
             cut = len(s)
-        # Rotate the copy to start at a sentence or line start, when it holds one.
-        m = _SENTENCE.search(s, first, cut)
+        # Rotate the copy to start at a sentence or line start, when it holds one and does not
+        # start at one already.
+        m = None if first == 0 or _STARTED.search(s, max(0, first - 8), first) else _SENTENCE.search(s, first, cut)
         if m is not None and cut + (m.end() - first) <= len(s):
             shift = m.end() - first
             back = m.end() - (cut - first)  # the same sentence start, one copy earlier

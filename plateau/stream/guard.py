@@ -11,7 +11,7 @@ sentences also feed :class:`~plateau.stream.semantic_loop.SemanticRecurrence`, w
 fires only with textual corroboration, and corroborates the passages that
 :mod:`~plateau.stream.recheck` finds quoted again and again (``stream.recheck``).
 
-Between blocks the guard keeps the fires the period, fold, dialogue and line detectors *armed*
+Between blocks the guard keeps the fires the period, fold, drift, dialogue and line detectors *armed*
 (:class:`~plateau.stream.result.Armed`: a repetition whose span will complete before the next
 block, at most 16, the earliest due kept) and confirms each on the chunk that brings its last
 character; half-way through every block it probes for units of ``copy_unit`` to
@@ -104,8 +104,9 @@ class StreamGuard:
     period detector probes half-way through each block for units of 16-26 characters). A
     repetition whose span will be complete before the next block is analysed is *armed*
     (:class:`~plateau.stream.result.Armed`) and fires on the chunk that brings the character
-    completing it (a self-dialogue or a numbered-line loop one event short of firing arms a
-    check that reads every later chunk until the next block); other fires are reported on the
+    completing it (a self-dialogue or a numbered-line loop one event short of firing, or copies
+    equal once whitespace is folded a few words short of their last copy, arm a check that reads
+    every later chunk until the next block); other fires are reported on the
     chunk that completes the block in which their evidence was complete. Either way the fire lands on the chunk holding the same character
     whatever the chunking. Work per chunk is one string concatenation and a result (and, when
     an armed fire falls due, one slice comparison); per block, a few C-level passes.

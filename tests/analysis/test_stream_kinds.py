@@ -242,6 +242,55 @@ def test_chant_with_drifting_spaces_fires_as_token_copies() -> None:
     assert b.fired_at_chunk == chunk_of(fixed(text, 5), a.chars // B * B - 1)  # the same block ends the same way
 
 
+@pytest.mark.parametrize("seed", [11, 12, 13, 14])
+def test_a_long_unit_whose_copies_differ_in_spacing_fires_on_its_fourth_copy(seed: int) -> None:
+    """A two-speaker exchange (about 140 characters) set out on lines once, then run on with
+    single spaces: the copies are equal once whitespace is folded, and the fire lands on the
+    chunk that completes the fourth copy's last word, not on the next block end."""
+    exchange = [
+        "Ana: I checked the cache settings again and they look fine to me.",
+        "Bo: Then the problem must be somewhere in the request handler itself.",
+    ]
+    first = "\n\n".join(exchange) + "\n\n"
+    later = " ".join(exchange)
+    text = first + " ".join([later] * 7)
+    chunks = seeded(text, seed)
+    fourth_end = len(first) + 3 * len(later) + 2  # three run-on copies and the spaces between them
+    res = first_fire(chunks)
+    assert res.fired and res.reason == "stream.drift", res
+    assert res.fired_at_chunk == chunk_of(chunks, fourth_end - 1), (res.fired_at_chunk, chunk_of(chunks, fourth_end - 1))
+    again = first_fire(fixed(text, 7))
+    assert (again.reason, again.loop_start, again.cut_offset) == (res.reason, res.loop_start, res.cut_offset)
+    assert not first_fire(seeded(text[: fourth_end - 1], seed)).fired  # the fourth copy one character short
+
+
+VERSE = "Little lamp upon the sill,\nBurning low and burning still,\nKeep the night outside the door,\nLight the hall and then the floor.\n"
+
+
+def test_a_piece_asked_for_by_its_title_is_excused_when_its_copies_differ_in_spacing() -> None:
+    """A verse asked for four times by its first line, its copies set apart by one or two blank
+    lines (equal only once whitespace is folded: the drift detector's exact rule): the copy is
+    reported from the loop's first line, the title names it, and four copies stay quiet; the
+    same answer without the request fires."""
+    text = "Here it is, four times:\n\n" + VERSE + "\n" + VERSE + "\n\n" + VERSE + "\n" + VERSE + "\n\n" + VERSE
+    four = text[: text.index(VERSE, len(text) - len(VERSE)) - 2]
+    ctx = RequestContext.parse("Write out 'Little lamp upon the sill' four times.")
+    for seed in (21, 22, 23):
+        assert not first_fire(seeded(four, seed), context=ctx).fired
+        res = first_fire(seeded(text, seed))
+        assert res.fired and res.unit is not None and res.unit.startswith("Little lamp"), res
+
+
+def test_nested_copies_are_structure_and_copies_at_one_depth_a_loop() -> None:
+    """The same two lines one indentation deeper each time (a recursive dump) are a tree, however
+    deep; the same lines at one depth, spaced differently, are a loop."""
+    tree = "".join(f"{'  ' * (2 * i)}#   NULL:\n{'  ' * (2 * i + 1)}#   BitmapNode(size=2 count=1 bitmap=0b1):\n" for i in range(14))
+    assert not first_fire(seeded(ANSWER + tree, 24)).fired
+    flat = "".join(f"#   NULL:\n{' ' * (1 + i % 3)}#   BitmapNode(size=2 count=1 bitmap=0b1):\n" for i in range(14))
+    res = first_fire(seeded(ANSWER + flat, 24))
+    assert res.fired and res.reason == "stream.drift", res
+
+
 def test_counter_drift_fires_on_its_fourth_copy() -> None:
     """A sentence whose only change is a counter fires as drifting copies, one copy after the exact rule."""
     lines = [f"Step {i}: I will open the config file again and check whether the port value is set correctly.\n" for i in range(12, 40)]

@@ -79,6 +79,7 @@ _VERB_UNIT = re.compile(
 )
 _DIGITS = re.compile(r"\d+")
 _MAX_ROTATIONS = 64  # word starts of a repeated unit tried as its start
+_GLUED = re.compile("[" + WIDE_LETTERS + "]+")  # a unit whose copies may be written without spaces between them
 
 
 def _cjk_number(text: str) -> int:
@@ -220,14 +221,23 @@ class RequestContext:
         non-word one, read as a cycle) is therefore tried, normalised. A unit that also holds
         words the request did not name (the answer's preamble, a leaked role header) is the
         answer restarted, not the repetition asked for. Numbers are not words: a numbered copy
-        ("3. the line") is the line the request named.
+        ("3. the line") is the line the request named. A unit of letters of a script written
+        without spaces (Han, kana, hangul: :data:`~plateau.stream.text.WIDE_LETTERS`) is taken out
+        wherever it stands, since its copies are glued ("加油加油加油", ten to a line).
         """
         starts = [k for k, ch in enumerate(unit) if ch.isalnum() and not unit[k - 1].isalnum()] or [0]
-        # the named units as whole words, the longest first
-        whole = re.compile(r"(?<!\S)(?:" + "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True)) + r")(?!\S)")
+        # the named units as whole words, the longest first; a unit of a script written without
+        # spaces (Han, kana, hangul) anywhere: its copies are glued ("加油加油加油")
+        glued = [u for u in units if _GLUED.fullmatch(u)]
+        whole = re.compile(
+            r"(?<!\S)(?:" + "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True)) + r")(?!\S)"
+            + "".join("|" + re.escape(u) for u in sorted(glued, key=len, reverse=True))
+        )
         for k in starts[:_MAX_ROTATIONS]:
             padded = " " + _norm(unit[k:] + unit[:k]) + " "
-            if not any(f" {u} " in padded or (padded.strip() and padded in f" {u} ") for u in units):
+            if not any(f" {u} " in padded or (padded.strip() and padded in f" {u} ") for u in units) and not any(
+                u in padded for u in glued
+            ):
                 continue
             if any(padded in f" {u} " for u in units):
                 return True

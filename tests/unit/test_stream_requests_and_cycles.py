@@ -86,6 +86,19 @@ def test_a_chinese_count_excuses_the_run_it_asked_for() -> None:
     assert res.fired and res.unit is not None and "加油" in res.unit
 
 
+@pytest.mark.parametrize(
+    ("ask", "word", "per_line", "lines"),
+    [("请把“谢谢”写五十遍，每行十个。", "谢谢", 10, 5), ("「ありがとう」を三十回、一行に五つずつ書いてください。", "ありがとう", 5, 6)],
+)
+def test_glued_copies_of_a_unit_in_a_script_without_spaces_are_the_unit_named(ask: str, word: str, per_line: int, lines: int) -> None:
+    """A word of a script written without spaces, asked for many times and several to a line: its
+    copies are glued, so the repeated line is nothing but the named unit and stays excused; the
+    same answer without the request fires."""
+    text = (word * per_line + "\n") * lines
+    assert not first_fire(seeded(text, 31), context=ask).fired
+    assert first_fire(seeded(text, 31)).fired
+
+
 _VERSE = "Twinkle, twinkle, little star,\nHow I wonder what you are.\nUp above the world so high,\nLike a diamond in the sky.\n\n"
 
 

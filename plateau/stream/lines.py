@@ -52,6 +52,7 @@ _WORDS_IN = 96  # words are counted in the first characters of a line only
 _DIGITS = re.compile(r"\d+")
 _FIELD = re.compile(r"[\d\W_]*")  # a line's leading field: digits and punctuation, up to its first letter
 _NO_RUN = ("", 0, 0, "")  # no numbered run
+_MARKER = re.compile(r"\d{1,4}[.)]\s+")  # an ordered list's item number ("7. ", "12) ")
 
 
 _MAX_RECORD = 8  # lines of a multi-line record looked for (a subtitle block is 3, with its blank line 4)
@@ -230,7 +231,10 @@ class LineDetector:
         loss) do not fold, nor does a field of one number (``220:`` in ``grep -n`` output, an
         index): there they are what the lines report, where a time says when a line was written. Inside an open
         code fence (quoted program output, a log) it needs ``max_copies`` (12), the budget of
-        :meth:`StreamGuardConfig.span_required` for a quoted line.
+        :meth:`StreamGuardConfig.span_required` for a quoted line. One field of one number does
+        fold, outside a code fence and outside quoted output: an ordered list's item number
+        (``7. ``, ``12) ``). A list enumerates distinct items; the same item under each number
+        is the same line written again, as a loop that numbers its copies writes it.
         """
         if not key:
             return run, None
@@ -241,7 +245,11 @@ class LineDetector:
             return _NO_RUN, None
         field = _FIELD.match(key)
         n = field.end() if field is not None else 0
-        if n == 0 or n == len(key) or len(_DIGITS.findall(key, 0, n)) < 2:
+        if n == 0 or n == len(key):
+            return _NO_RUN, None
+        if len(_DIGITS.findall(key, 0, n)) < 2 and (
+            self.quoted or self._fences % 2 == 1 or _MARKER.fullmatch(key, 0, n) is None
+        ):
             return _NO_RUN, None
         folded = _DIGITS.sub("0", key[:n]) + key[n:]
         if folded == run[0]:

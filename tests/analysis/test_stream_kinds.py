@@ -291,6 +291,27 @@ def test_nested_copies_are_structure_and_copies_at_one_depth_a_loop() -> None:
     assert res.fired and res.reason == "stream.drift", res
 
 
+def test_an_ordered_list_of_one_item_fires_on_its_fourth_number() -> None:
+    """The same item under each number of an ordered list is the same line again: it fires on the
+    newline of the fourth item. Distinct items stay quiet, and so do numbered lines inside a code
+    fence (quoted output) up to their fourth copy."""
+    item = "The cache key must include the user id."
+    head = "Here is what I found:\n\n"
+    lines = [f"{i}. {item}\n" for i in range(1, 30)]
+    text = head + "".join(lines)
+    fourth_nl = len(head) + sum(len(x) for x in lines[:4]) - 1
+    for seed in (41, 42):
+        chunks = seeded(text, seed)
+        res = first_fire(chunks)
+        assert res.fired and res.reason == "stream.line_dominance", res
+        assert res.fired_at_chunk == chunk_of(chunks, fourth_nl)
+    distinct = head + "".join(f"{i}. {w} must be checked before the request is sent.\n" for i, w in enumerate(
+        ["The user id", "The tenant", "The locale", "The version", "The region", "The token", "The scope"], 1))
+    assert not first_fire(seeded(distinct, 43)).fired
+    fenced = head + "```\n" + "".join(lines[:4]) + "```\nThat is the same line four times.\n"
+    assert not first_fire(seeded(fenced, 44)).fired
+
+
 def test_counter_drift_fires_on_its_fourth_copy() -> None:
     """A sentence whose only change is a counter fires as drifting copies, one copy after the exact rule."""
     lines = [f"Step {i}: I will open the config file again and check whether the port value is set correctly.\n" for i in range(12, 40)]

@@ -6,7 +6,9 @@ twice or more: ``"The The The The cat cat cat cat"`` (a client that duplicates e
 least a third of its tokens repeat the token just before them (tokens with a letter: ``| yes |
 yes |`` table cells are not doubled, the bar separates; ``0 0 0`` is a matrix, not a stutter), or when
 its longest token is a shorter token repeated (the primitive-root test: ``w``
-occurs in ``(w + w)[1:-1]``; the root holds a letter). The detector fires when
+occurs in ``(w + w)[1:-1]``; the root holds a letter, and at most half the block's tokens are
+numbers: in a row of data -- a hex dump's offset and byte groups -- a periodic token is the
+data's pattern). The detector fires when
 ``stutter_blocks`` consecutive blocks stutter (256 characters by default): prose doubles a word
 in well under 1 % of its words ("that that", "had had"), a laugh ("ha ha ha ha") fills one
 block, not four.
@@ -33,6 +35,10 @@ from plateau.stream.result import Fire
 __all__ = ["StutterDetector"]
 
 _LETTER = re.compile(r"[^\W\d_]")
+#: A number, decimal or hexadecimal, holding a digit ("00000040:", "4142", "0x1f,"): a block most
+#: of whose tokens are numbers is a row of data, and a periodic token in it (a hex dump's ASCII
+#: column of a repeated byte pattern) is the data's pattern, not a glued word.
+_NUMERAL = re.compile(r"(?:0x)?[0-9a-f]*\d[0-9a-f]*[:.,]?")
 _MIN_BLOCKS = 3
 
 
@@ -138,6 +144,6 @@ def _example(toks: list[str], first: bool) -> str:
             example = doubled[-1]
     if not example:
         w = max(toks, key=len)
-        if len(w) >= 6 and w in (w + w)[1:-1] and _LETTER.search(w):
+        if len(w) >= 6 and w in (w + w)[1:-1] and _LETTER.search(w) and 2 * sum(map(bool, map(_NUMERAL.fullmatch, toks))) <= len(toks):
             example = w
     return example

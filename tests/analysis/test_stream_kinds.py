@@ -312,6 +312,17 @@ def test_an_ordered_list_of_one_item_fires_on_its_fourth_number() -> None:
     assert not first_fire(seeded(fenced, 44)).fired
 
 
+def test_a_hex_dump_of_a_repeated_pattern_is_data_not_a_glued_word() -> None:
+    """A hex dump whose ASCII column repeats one byte pattern: most tokens of each row are numbers,
+    so the periodic column is the data's pattern and the dump stays quiet; the same glued token in
+    prose stutters and fires."""
+    rows = "".join(f"{16 * i:08x}: 5758 595a 5758 595a 5758 595a 5758 595a  WXYZWXYZWXYZWXYZ\n" for i in range(40))
+    assert not first_fire(seeded("The file starts with a repeated pattern:\n" + rows, 45)).fired
+    prose = "".join(f"Then the reader said WXYZWXYZWXYZWXYZ again and again, line {i}. " for i in range(40))
+    res = first_fire(seeded(prose, 46))
+    assert res.fired and res.reason == "stream.stutter", res
+
+
 def test_counter_drift_fires_on_its_fourth_copy() -> None:
     """A sentence whose only change is a counter fires as drifting copies, one copy after the exact rule."""
     lines = [f"Step {i}: I will open the config file again and check whether the port value is set correctly.\n" for i in range(12, 40)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Block", "Splitter", "Tail"]
+__all__ = ["Block", "Partial", "Splitter", "Tail"]
 
 _MAX_WORD = 48  # characters of a pending word kept
 _new = object.__new__
@@ -152,6 +152,24 @@ class Block:
     def lo(self) -> int:
         """Index in ``s`` where this block begins."""
         return len(self._joined()[0]) - len(self.piece)
+
+
+class Partial:
+    """The text past the last block up to the last chunk, shaped as much like a :class:`Block` as
+    an armed detector's ``confirm`` reads: ``s`` (the kept tail and the pending text), its
+    absolute start ``s0`` and ``end``, and ``near`` / ``near0`` / ``nlo`` as in :class:`Block`
+    (``nlo``: where the text not yet read, from absolute offset ``seen``, begins in ``near``)."""
+
+    __slots__ = ("end", "near", "near0", "nlo", "s", "s0")
+
+    def __init__(self, s: str, s0: int, seen: int) -> None:
+        self.s = s
+        self.s0 = s0
+        self.end = s0 + len(s)
+        k = max(0, len(s) - 2 * Tail.NEAR)
+        self.near = s[k:]
+        self.near0 = s0 + k
+        self.nlo = min(len(self.near), max(0, seen - self.near0))
 
 
 class Splitter:

@@ -235,14 +235,10 @@ class RequestContext:
         )
         for k in starts[:_MAX_ROTATIONS]:
             padded = " " + _norm(unit[k:] + unit[:k]) + " "
-            if not any(f" {u} " in padded or (padded.strip() and padded in f" {u} ") for u in units) and not any(
-                u in padded for u in glued
-            ):
-                continue
-            if any(padded in f" {u} " for u in units):
-                return True
-            if not _DIGITS.sub(" ", whole.sub(" ", padded)).strip():  # every copy taken out, however many
-                return True
+            if padded.strip() and any(padded in f" {u} " for u in units):
+                return True  # the unit is (a piece of) a named unit
+            if whole.search(padded) and not _DIGITS.sub(" ", whole.sub(" ", padded)).strip():
+                return True  # every copy taken out, however many
         return False
 
     def opens_with_copies(self, opening: str) -> bool:

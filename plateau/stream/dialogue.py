@@ -78,7 +78,7 @@ import re
 from dataclasses import replace
 
 from plateau.lexicon import load, pattern
-from plateau.stream.block import Block, Tail
+from plateau.stream.block import Block, Partial
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Armed, Fire
 
@@ -141,21 +141,6 @@ def _turn_cycle(words: list[frozenset[str]], unit: int) -> tuple[int, int]:
         if run:
             return k, run
     return 0, 0
-
-
-class _Partial:
-    """The text up to the last chunk, shaped as much like a :class:`Block` as the detector reads."""
-
-    __slots__ = ("end", "near", "near0", "nlo", "s", "s0")
-
-    def __init__(self, s: str, s0: int, seen: int) -> None:
-        self.s = s
-        self.s0 = s0
-        self.end = s0 + len(s)
-        k = max(0, len(s) - 2 * Tail.NEAR)
-        self.near = s[k:]
-        self.near0 = s0 + k
-        self.nlo = min(len(self.near), max(0, seen - self.near0))
 
 
 class DialogueDetector:
@@ -241,10 +226,10 @@ class DialogueDetector:
         """Read the text that arrived since the last block (``s``, absolute start ``s0``, up to
         the last chunk): the fire if a marker or label completed it, else re-armed for the next
         character."""
-        fire = self._update(_Partial(s, s0, armed.at))
+        fire = self._update(Partial(s, s0, armed.at))
         return fire if fire is not None else Armed(at=s0 + len(s), source=self, key=armed.key, data=())
 
-    def _update(self, b: Block | _Partial) -> Fire | None:
+    def _update(self, b: Block | Partial) -> Fire | None:
         s = b.near
         start = b.nlo - _OVERLAP
         if start < 0:
@@ -316,7 +301,7 @@ class DialogueDetector:
             fire = fire or self._judge(b, special)
         return fire
 
-    def _labels(self, b: Block | _Partial, s: str, start: int) -> Fire | None:
+    def _labels(self, b: Block | Partial, s: str, start: int) -> Fire | None:
         """Count the speaker labels that end in this block (:meth:`_speaker`)."""
         fire: Fire | None = None
         base = b.near0
@@ -333,7 +318,7 @@ class DialogueDetector:
             fire = fire or self._speaker(b, m.group(1), at, base + m.end())
         return fire
 
-    def _speaker(self, b: Block | _Partial, label: str, at: int, text_at: int) -> Fire | None:
+    def _speaker(self, b: Block | Partial, label: str, at: int, text_at: int) -> Fire | None:
         """Count a line-initial ``Name:`` label; fire at the 3rd turn pair of two alternating speakers.
 
         The labels of the stretch must alternate between exactly two names, and the stretch is
@@ -399,7 +384,7 @@ class DialogueDetector:
         )
         return None
 
-    def _line_end(self, b: Block | _Partial) -> Fire | None:
+    def _line_end(self, b: Block | Partial) -> Fire | None:
         """The pending speaker-label fire, on the newline that ends the third pair's last turn."""
         pend = self._label_fire
         if pend is None:
@@ -449,7 +434,7 @@ class DialogueDetector:
                 return c
         return 0
 
-    def _judge(self, b: Block | _Partial, special: bool = False) -> Fire | None:
+    def _judge(self, b: Block | Partial, special: bool = False) -> Fire | None:
         cfg = self.config
         turns = self._turns
         if special and self._reopened >= cfg.dialogue_turns:
@@ -497,7 +482,7 @@ class DialogueDetector:
                 return self._fire(b, turns[0][1])
         return None
 
-    def _fire(self, b: Block | _Partial, loop_at: int) -> Fire:
+    def _fire(self, b: Block | Partial, loop_at: int) -> Fire:
         first = self._first if self._first is not None else loop_at
         s = b.s
         i = first - b.s0

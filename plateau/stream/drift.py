@@ -46,7 +46,7 @@ import re
 from collections import Counter
 from itertools import repeat
 
-from plateau.stream.block import Block
+from plateau.stream.block import Block, Partial
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Armed, Fire
 
@@ -74,17 +74,6 @@ def _nested(s: str, starts: list[int]) -> bool:
         cols.append(x - ls)
     steps = {(a > b) - (a < b) for a, b in zip(cols, cols[1:], strict=False)}
     return steps in ({1}, {-1})
-
-
-class _View:
-    """What :meth:`DriftDetector._fire` reads of a block: the text up to a fire, its start and end."""
-
-    __slots__ = ("end", "s", "s0")
-
-    def __init__(self, s: str, s0: int) -> None:
-        self.s = s
-        self.s0 = s0
-        self.end = s0 + len(s)
 
 
 class DriftDetector:
@@ -257,7 +246,7 @@ class DriftDetector:
         got = s[i:].lower().split()
         n = len(expected)
         k = min(len(got), n)
-        if k and (list(got[: k - 1]) != list(expected[: k - 1]) or not expected[k - 1].startswith(got[k - 1])):
+        if k and (got[: k - 1] != list(expected[: k - 1]) or not expected[k - 1].startswith(got[k - 1])):
             return None  # a token differs from the one the period predicts
         if k < n or got[n - 1] != expected[n - 1] or s0 + len(s) < self.config.min_chars:
             return Armed(at=s0 + len(s), source=self, key=armed.key, data=armed.data)
@@ -267,7 +256,7 @@ class DriftDetector:
                 x += 1
             while x < len(s) and not s[x].isspace():
                 x += 1
-        fire = self._fire(_View(s[:x], s0), [list(unit)] * exact)
+        fire = self._fire(Partial(s[:x], s0, s0 + x), [list(unit)] * exact)
         if fire is None:
             return None
         # Copies equal as text are the raw period detector's: its rule fires on them no later
@@ -304,7 +293,7 @@ class DriftDetector:
             return None
         return self._fire(b, copies)
 
-    def _fire(self, b: Block | _View, copies: list[list[str]]) -> Fire | None:
+    def _fire(self, b: Block | Partial, copies: list[list[str]]) -> Fire | None:
         """Locate the copies in the original text by their leading tokens; None when they nest.
 
         Copies that each open a line one indentation deeper (or shallower) than the last are a

@@ -205,16 +205,17 @@ class SemanticRecurrence:
         cfg = self.config
         for row, (text, start) in zip(vectors, batch, strict=True):
             near = False
+            words = set(_WORD.findall(text.lower()))
             if self._vectors:
                 sims = np.asarray(self._vectors) @ np.asarray(row, dtype=np.float32)
                 best = int(np.argmax(sims))
-                if float(sims[best]) >= cfg.semantic_similarity and not self._names_new(text, self._texts[best][0]):
+                if float(sims[best]) >= cfg.semantic_similarity and not self._names_new(words, self._texts[best][0]):
                     near = True
                     self.example = text
                     self.origin = self._texts[best]
             if len(self._words) >= _MAX_WORDS:
                 self._words.clear()
-            self._words.update(_WORD.findall(text.lower()))
+            self._words.update(words)
             self._vectors.append(np.asarray(row, dtype=np.float32))
             self._texts.append((text, start))
             self._marks.append((start, near))
@@ -222,12 +223,12 @@ class SemanticRecurrence:
         self.near = sum(self._window)
         self.recurring = len(self._window) == cfg.semantic_window and self.near >= cfg.semantic_fraction * cfg.semantic_window
 
-    def _names_new(self, text: str, origin: str) -> bool:
-        """Whether ``text`` differs from the earlier sentence it lands near (``origin``) only by a
-        word or two that no earlier sentence of the response holds: the next item of an
-        enumeration (a verse that differs from the one before by its count and its rhyme), not
-        a restatement, which recycles its words."""
-        a, b = set(_WORD.findall(text.lower())), set(_WORD.findall(origin.lower()))
+    def _names_new(self, a: set[str], origin: str) -> bool:
+        """Whether a sentence of the words ``a`` differs from the earlier sentence it lands near
+        (``origin``) only by a word or two that no earlier sentence of the response holds: the
+        next item of an enumeration (a verse that differs from the one before by its count and
+        its rhyme), not a restatement, which recycles its words."""
+        b = set(_WORD.findall(origin.lower()))
         added = a - b
         return 0 < len(added) <= 2 and len(b - a) <= 2 and not (added & self._words)
 

@@ -1,0 +1,5 @@
+def walk(depth):
+    return walk(depth + 1)
+
+
+walk(0)

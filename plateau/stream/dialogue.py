@@ -9,12 +9,14 @@ text with one regular expression -- the template markers ``<|im_start|>ROLE``,
 ``[INST]`` / ``[/INST]``, ``### Instruction:`` / ``### Response:`` and a line holding only
 ``user`` or ``assistant``; and speaker labels ``Name:`` starting a line (one or
 two capitalised words, ``User:``, ``AI Assistant:``, ``Bob:``; a colon, a space and the turn's
-text). Leading indentation is not content: a line's indentation (spaces, tabs) is folded
-before a label or marker is recognised, as whitespace runs are folded before copies are
-compared (:mod:`~plateau.stream.fold`) -- a transcript indented by eight spaces is the same
-transcript -- and counts the self-dialogue per *cycle*:
-the shortest repeating sequence of roles (``user`` then ``assistant``), each cycle one turn
-pair. It fires
+text), or inside a line when the name is a chat template's role (``template-role-names``:
+``... Human: ... AI Assistant: ...`` with no line break, a template written without its
+newlines; an inline ``Q:`` / ``A:`` or ``Note:`` stays prose). Leading indentation is not
+content: a line's indentation (spaces, tabs) is folded before a label or marker is recognised,
+as whitespace runs are folded before copies are compared (:mod:`~plateau.stream.fold`) -- a
+transcript indented by eight spaces is the same transcript -- and counts the self-dialogue per
+*cycle*: the shortest repeating sequence of roles (``user`` then ``assistant``), each cycle
+one turn pair. It fires
 
 - at the second repeat of the cycle, during the ``dialogue_turns``-th cycle (default 3: the
   third turn pair), never in the first cycle, which repeats nothing, nor in the second (a
@@ -32,7 +34,8 @@ pair. It fires
     after the third cycle's last turn is complete (the third such marker for ``c = 1``, the
     sixth for ``c = 2``), never while the turns have not shown a cycle;
   - speaker labels: when the third pair's last turn ends its line (the newline after the
-    sixth label's text), a label at the stream's very start being the response naming its
+    sixth label's text) -- or, when that label is inline, whose turn ends only at the next
+    label, when its turn's first character arrives --, a label at the stream's very start being the response naming its
     own answer, not a turn it writes for the other side (counting it adds no fire on the
     12,871 messages of ``scripts/stream_false_alarms.py`` but fires a plain self-dialogue of
     ``evals/stream`` inside its first cycle); the labels alternating
@@ -77,7 +80,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from plateau.lexicon import load, pattern
+from plateau.lexicon import alternation, load, pattern
 from plateau.stream.block import Block, Partial
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Armed, Fire
@@ -99,6 +102,14 @@ _MARKER = re.compile(
 #: Leading indentation is not content: a label indented by spaces or tabs is a label (as the
 #: template markers above are), the indentation folded as whitespace is in copy comparison.
 _LABEL = re.compile(r"\n[ \t]*([A-Z][A-Za-z]{0,15}(?:[ ][A-Z][A-Za-z]{0,15})?)[ \t]*:[ \t]+(?=\S)")
+#: A speaker label inside a line: a chat template's role name (``template-role-names``, written
+#: capitalised or in capitals) after text and a space, a colon, a space and the turn's text. With
+#: no line start to mark it, only a template's role names are labels here: an inline ``Q:`` /
+#: ``A:`` or ``Note:`` stays prose.
+_INLINE = re.compile(
+    r"(?<=\S)[ \t]+(" + alternation("template-role-names") + r")[ \t]*:[ \t]+(?=\S)",
+    flags=re.IGNORECASE,
+)
 #: What a block must hold for the template-marker expression to run (with "<", "INST]", "###").
 _BARE = re.compile(r"\n(?:user|assistant|human|model)[ \t]*\n")
 #: Speaker names that are chat roles: alternating labels of two of these are turns of a chat.
@@ -217,10 +228,12 @@ class DialogueDetector:
         return fire
 
     def hot(self) -> bool:
-        """Whether the next marker or label may complete a fire: two turns counted, or one label
-        short of the third pair, or one reopened cycle short of the last."""
+        """Whether the next marker or label may complete a fire: two turns counted, or two
+        alternating labels (short turns bring several labels in one block, so the labels still
+        missing from the third pair may all arrive before the next block ends), or one reopened
+        cycle short of the last."""
         turns = self.config.dialogue_turns
-        return len(self._turns) >= 2 or len(self._speakers) >= 2 * turns - 1 or self._reopened >= turns - 1 or self._label_fire is not None
+        return len(self._turns) >= 2 or len(self._speakers) >= 2 or self._reopened >= turns - 1 or self._label_fire is not None
 
     def confirm(self, armed: Armed, s: str, s0: int) -> Fire | Armed:
         """Read the text that arrived since the last block (``s``, absolute start ``s0``, up to
@@ -236,7 +249,9 @@ class DialogueDetector:
             start = 0
         seg = s[start:]
         fire: Fire | None = None
-        labelled = ": " in seg and (_LABEL.search(s, max(0, start - 1)) is not None or b.near0 == 0)
+        labelled = ": " in seg and (
+            _LABEL.search(s, max(0, start - 1)) is not None or b.near0 == 0 or _INLINE.search(s, max(0, start - 1)) is not None
+        )
         if labelled:
             fire = self._labels(b, s, start)
         if self._label_fire is not None:
@@ -307,7 +322,11 @@ class DialogueDetector:
         base = b.near0
         if base == 0:  # the stream's start is a line start
             s, base, start = "\n" + s, -1, start + 1
-        for m in _LABEL.finditer(s, max(0, start - 1)):
+        found = [(m, False) for m in _LABEL.finditer(s, max(0, start - 1))]
+        if ": " in s:
+            found += [(m, True) for m in _INLINE.finditer(s, max(0, start - 1)) if m.group(1)[0].isupper()]
+            found.sort(key=lambda x: x[0].start(1))
+        for m, inline in found:
             at = base + m.start(1)
             if at < self._label_seen:
                 continue
@@ -315,10 +334,10 @@ class DialogueDetector:
             if base + m.start() == -1:  # at the stream's start, indented or not: the response labels its own answer
                 continue
             self._at = base + m.end()  # the turn's first character completes the label
-            fire = fire or self._speaker(b, m.group(1), at, base + m.end())
+            fire = fire or self._speaker(b, m.group(1), at, base + m.end(), inline)
         return fire
 
-    def _speaker(self, b: Block | Partial, label: str, at: int, text_at: int) -> Fire | None:
+    def _speaker(self, b: Block | Partial, label: str, at: int, text_at: int, inline: bool = False) -> Fire | None:
         """Count a line-initial ``Name:`` label; fire at the 3rd turn pair of two alternating speakers.
 
         The labels of the stretch must alternate between exactly two names, and the stretch is
@@ -372,8 +391,10 @@ class DialogueDetector:
                 return None
         self._first = first if self._first is None else min(self._first, first)
         # The third pair is written once its last turn's line ends: fire on that newline (at
-        # holds, until then, where the turn's text begins).
-        self._label_fire = Fire(
+        # holds, until then, where the turn's text begins). A turn under an inline label ends
+        # at the next label, which may never come on the same line: the third pair's last
+        # label is then the evidence, and the fire lands on its turn's first character.
+        fire = Fire(
             at=text_at,
             reason="stream.self_dialogue",
             unit=full[i : i + 200] if i >= 0 else "",
@@ -382,6 +403,9 @@ class DialogueDetector:
             cut_offset=first,
             copies=len(sp),
         )
+        if inline:
+            return fire
+        self._label_fire = fire
         return None
 
     def _line_end(self, b: Block | Partial) -> Fire | None:

@@ -369,6 +369,59 @@ def test_speaker_labels_fire_in_the_third_pair() -> None:
         assert first_fire(feed(seeded(two + ANSWER * 2, 120 + seed))) is None
 
 
+def _inline(first: str, second: str, pairs: int, lead: str = "Sure, happy to help.") -> tuple[str, list[int]]:
+    """``lead``, then ``pairs`` turn pairs whose labels run inside one line; where each turn begins."""
+    text, starts = lead, []
+    for q, a in zip(_QUESTIONS[:pairs], _ANSWERS[:pairs], strict=True):
+        for label, body in ((first, q), (second, a)):
+            text += f" {label}: "
+            starts.append(len(text))
+            text += body.rstrip(".")
+    return text, starts
+
+
+def test_inline_chat_role_labels_fire_on_the_third_pairs_last_label() -> None:
+    """A chat template's role names as labels inside one line ('... Human: ... AI Assistant:
+    ...', no newline and no full stop between the turns): a turn ends only at the next label, so
+    the third pair is evident once its last label is written -- fire on the chunk that brings
+    that turn's first character, never on the one before; two pairs never fire."""
+    for seed, (first, second) in enumerate([("Human", "AI Assistant"), ("USER", "ASSISTANT"), ("User", "Bot")]):
+        text, starts = _inline(first, second, 5)
+        res = assert_fires_at(seeded(text, 150 + seed), starts[5])
+        assert res.reason == "stream.self_dialogue" and res.loop_start == text.index(first + ":")
+        two, _ = _inline(first, second, 2)
+        assert first_fire(feed(seeded(two, 160 + seed))) is None
+
+
+def test_short_labelled_turns_fire_on_the_chunk_that_completes_the_third_pair() -> None:
+    """Turns of a few words bring several labels in one 64-character block: the check is armed
+    from the stretch's second label, so the fire still lands on the chunk that brings the newline
+    ending the 6th turn (line labels) or the 6th turn's first character (inline), whatever the
+    chunking."""
+    short = ["Hi?", "Hello.", "Name?", "Ada.", "Age?", "Ten.", "Home?", "Oslo."]
+    line = "Done.\n" + "".join(f"{'User' if i % 2 == 0 else 'Bot'}: {t}\n" for i, t in enumerate(short))
+    inline = "Done." + "".join(f" {'User' if i % 2 == 0 else 'Bot'}: {t}" for i, t in enumerate(short))
+    for seed in range(5):
+        sixth = [i for i in range(len(line)) if line.startswith("Bot: ", i)][2] + len("Bot: ")
+        assert_fires_at(seeded(line, 180 + seed), line.index("\n", sixth))
+        sixth = [i for i in range(len(inline)) if inline.startswith(" Bot: ", i)][2] + len(" Bot: ")
+        assert_fires_at(seeded(inline, 190 + seed), sixth)
+
+
+def test_inline_labels_that_are_no_chat_roles_or_are_presented_stay_quiet() -> None:
+    """Inside a line only a chat template's role names are labels: an inline FAQ ('Q: ... A:
+    ...'), a transcript's 'Customer:' / 'Agent:' and record fields ('Note: ... Result: ...')
+    stay prose; an inline exchange the response presents ('for example:') is quoted; and role
+    names in lower case inside a sentence are words."""
+    faq, _ = _inline("Q", "A", 5)
+    shop, _ = _inline("Customer", "Agent", 5)
+    fields = "Ran the checks." + "".join(f" Note: run {i} done Result: {i} passed" for i in range(8))
+    shown, _ = _inline("User", "Assistant", 5, lead="A chat in this template reads, for example:")
+    lower, _ = _inline("user", "assistant", 5)
+    for text in (faq, shop, fields, shown, lower):
+        assert first_fire(feed(seeded(text, 170))) is None, text[:60]
+
+
 def test_labelled_exchanges_that_are_not_a_self_dialogue_stay_quiet() -> None:
     """A FAQ the response presents, test output alternating 'FAIL:' / 'AssertionError:' (a record
     format: no role names, no question) and 'Value:' / 'Dtype:' rows: quiet."""

@@ -21,7 +21,8 @@ it fires once that reaches :meth:`StreamGuardConfig.span_required` for the unit'
 root -- a rule stated in copies of the unit, for every unit length (counted with runs of
 whitespace as one character: indentation is not content): a unit of ``copy_unit``
 (16) characters or more with a word fires by its fourth copy, counting from the first (issue
-23's reading rule; a line inside an open code fence -- quoted output -- needs 12) -- a unit of
+23's reading rule; a copy written once before the run, one interruption of at most a copy's
+length back -- ``A B A A A`` --, is the first; a line inside an open code fence -- quoted output -- needs 12) -- a unit of
 several lines once the first line of its fourth copy is complete, the line by which a reader
 recognises the copy (a stream cut by its token limit inside that copy is caught); a shorter
 unit with a word (a syllable, a word, a one-word line) once it covers
@@ -245,12 +246,39 @@ class PeriodDetector:
         need = cfg.span_required(p, words, token=token, content=content_length(unit), quoted_line=quoted)
         if "\n" in unit and need == cfg.unit_copies * p:
             need = min(need - self._marker(s, begin - b.s0, p, begin == 0), self._first_line(unit, (begin - b.s0 - (x - p + 1)) % p, p))
+        start = begin
+        if words and p >= cfg.copy_unit and not quoted and need - p >= cfg.min_copies * p:
+            st = self._earlier(s, begin - b.s0, p)
+            if st >= 0:  # the unit's first copy came before the run, one interruption back
+                start, need = b.s0 + st, need - p
         reason = "stream.run" if p == 1 and (token or unit.isalnum()) else "stream.period"
-        reach = max(begin + need - 1, cfg.min_chars - 1)
+        reach = max(start + need - 1, cfg.min_chars - 1)
         if reach > b.s0 + x:
             b.arm(Armed(at=reach, source=self, key=("period", p, begin), data=(p, begin, b.s0 + x + 1, reason)))
             return None
         return self._fire(s, b.s0, x, p, run, begin, reach, reason)
+
+    @staticmethod
+    def _earlier(s: str, i: int, p: int) -> int:
+        """Where the run starting at index ``i`` of ``s`` (period ``p``) has its first whole copy,
+        when its unit was written once before the run with at most one copy's length of other
+        text between; -1 otherwise.
+
+        A reader counts a unit's copies from its first appearance (issue 23's reading rule): a
+        line written, another line, then the first line again and again (``A B A A A``) is four
+        copies of ``A`` by the fifth line, though the unbroken run holds three. The copy is
+        compared from the run's first line start (from ``i`` itself for a unit without a line
+        break), where an interrupting line cannot have shifted the run's phase; the text
+        between the two copies is 1 to ``p`` characters (a gap of a whole copy or more is two
+        repetitions, not one). The run's copies are then counted from that line start: the
+        part of the run before it is the interruption's tail, which may match the unit's.
+        """
+        k = s.find("\n", i, i + p - 1)
+        st = k + 1 if k >= 0 else i
+        v = s[st : st + p]
+        if len(v) < p or st - p - 1 < 0:
+            return -1
+        return st if s.rfind(v, max(0, st - 2 * p), st - 1) >= 0 else -1
 
     def _first_line(self, unit: str, phase: int, p: int) -> int:
         """The span at which a unit of several lines has its last copy's first line: ``unit_copies

@@ -108,6 +108,28 @@ def test_every_unit_of_16_to_34_characters_fires_on_the_chunk_completing_its_fou
         assert res.reason == "stream.period" and res.period == p
 
 
+def test_a_line_written_once_before_its_run_counts_as_its_first_copy() -> None:
+    """A line, one other line, then the first line again and again (``A B A A A``): a reader
+    counts the copies from the first appearance, so the chunk that ends the 5th line (the 4th
+    copy) fires, never the one before; with a gap longer than one copy, or only three copies in
+    all, the run alone counts and stays quiet at three."""
+    lines = [
+        ("Checking the build cache for stale entries now.\n", "Found one stale entry.\n"),
+        ("<item>keyboard</item><box>0 0 120 40</box>\n", "<item>chair</item><box>5 9 60 80</box>\n"),
+        ("Let me look at the failing assertion again.\n", "Hmm.\n"),
+    ]
+    for seed, (a, b) in enumerate(lines):
+        text = ANSWER + a + b + a * 8
+        res = assert_fires_at(seeded(text, 400 + seed), len(ANSWER) + 4 * len(a) + len(b) - 1)
+        assert res.reason == "stream.period" and res.period == len(a)
+        three = ANSWER + a + b + a * 2 + ANSWER.replace("parser", "lexer")
+        assert first_fire(feed(seeded(three, 410 + seed))) is None
+        gap = "Between them sits a paragraph that is longer than one copy of the line, a new thought.\n"
+        assert len(gap) > len(a)
+        far = ANSWER + a + gap + a * 3 + ANSWER.replace("parser", "lexer")
+        assert first_fire(feed(seeded(far, 420 + seed))) is None
+
+
 def test_a_list_cycle_fires_on_its_fourth_round() -> None:
     """A numbered plan written out again and again (a list cycle, 3 lines): the chunk that completes
     the first line of the 4th round fires; three rounds and a different ending stay quiet."""

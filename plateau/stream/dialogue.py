@@ -85,7 +85,7 @@ from plateau.stream.block import Block, Partial
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Armed, Fire
 
-__all__ = ["DialogueDetector"]
+__all__ = ["DialogueDetector", "holds_marker"]
 
 _MARKER = re.compile(
     r"<\|im_start\|>\s*(?P<a>\w+)"
@@ -129,6 +129,13 @@ _ROLES = {
 _OVERLAP = 64  # characters of the previous block searched again (a marker cut by a block end)
 _MAX_TURNS = 64
 _SIMILAR = 0.5
+
+
+def holds_marker(text: str) -> bool:
+    """Whether ``text`` holds a chat template's role marker or end-of-turn token (``<|im_start|>user``,
+    ``[INST]``, ``### Response:``, a bare ``assistant`` line, ``User:`` at a line start, ...):
+    what this detector counts per cycle of turns."""
+    return _MARKER.search(text) is not None
 
 
 def _alike(x: frozenset[str], y: frozenset[str]) -> bool:

@@ -111,8 +111,8 @@ def test_every_unit_of_16_to_34_characters_fires_on_the_chunk_completing_its_fou
 def test_a_line_written_once_before_its_run_counts_as_its_first_copy() -> None:
     """A line, one other line, then the first line again and again (``A B A A A``): a reader
     counts the copies from the first appearance, so the chunk that ends the 5th line (the 4th
-    copy) fires, never the one before; with a gap longer than one copy, or only three copies in
-    all, the run alone counts and stays quiet at three."""
+    copy) fires, never the one before; with two lines between, longer together than one copy,
+    or only three copies in all, the run alone counts and stays quiet at three."""
     lines = [
         ("Checking the build cache for stale entries now.\n", "Found one stale entry.\n"),
         ("<item>keyboard</item><box>0 0 120 40</box>\n", "<item>chair</item><box>5 9 60 80</box>\n"),
@@ -121,13 +121,44 @@ def test_a_line_written_once_before_its_run_counts_as_its_first_copy() -> None:
     for seed, (a, b) in enumerate(lines):
         text = ANSWER + a + b + a * 8
         res = assert_fires_at(seeded(text, 400 + seed), len(ANSWER) + 4 * len(a) + len(b) - 1)
-        assert res.reason == "stream.period" and res.period == len(a)
+        # the period's run and the line's chain both count the first copy; the lines report it
+        assert res.reason in ("stream.period", "stream.line_dominance")
         three = ANSWER + a + b + a * 2 + ANSWER.replace("parser", "lexer")
         assert first_fire(feed(seeded(three, 410 + seed))) is None
-        gap = "Between them sits a paragraph that is longer than one copy of the line, a new thought.\n"
+        gap = "Between them sit two lines,\nlonger together than one copy of the line.\n"
         assert len(gap) > len(a)
         far = ANSWER + a + gap + a * 3 + ANSWER.replace("parser", "lexer")
         assert first_fire(feed(seeded(far, 420 + seed))) is None
+
+
+def test_a_line_that_comes_back_every_other_line_fires_on_its_fourth_copy() -> None:
+    """A fixed line between lines that themselves come back (``A B A C A B A``): the chunk that
+    brings the newline ending its 4th copy fires (``stream.line_dominance``), never the one
+    before, blank lines between them or not; with three lines taking turns between its copies
+    (``A B A C A D A B A``), the 5th copy -- the first after a line between came back."""
+    fixed = "I will commit the change to the branch now.\n"
+    others = ["Running the formatter over the files first.\n", "Checking that the tests still pass.\n", "Looking at the diff once more.\n"]
+    for seed, (sep, turns, nth) in enumerate([("", 2, 3), ("\n", 2, 3), ("", 3, 4), ("\n", 3, 4)]):
+        text = ANSWER + "".join(fixed + sep + others[i % turns] + sep for i in range(10))
+        copy = [i for i in range(len(text)) if text.startswith(fixed, i)][nth]
+        res = assert_fires_at(seeded(text, 430 + seed), copy + len(fixed) - 1)
+        assert res.reason == "stream.line_dominance" and res.unit == fixed.strip() and res.loop_start == len(ANSWER)
+
+
+def test_lines_that_come_back_between_others_legitimately_stay_quiet() -> None:
+    """Quiet: three copies; a line that comes back only every third line; a line between lines
+    that are each new (an enumeration: a status line once per item); the same statement as the
+    body of each branch of an ``if`` / ``elif`` chain, indented (with or without a code fence);
+    any such line inside an open code fence."""
+    fixed = "I will commit the change to the branch now.\n"
+    varied = [" ".join(random.Random(i).sample(_WORDS, 7)).capitalize() + ".\n" for i in range(10)]
+    three = ANSWER + "".join(fixed + v for v in varied[:3]) + ANSWER.replace("parser", "lexer")
+    third = ANSWER + "".join(fixed + v + w for v, w in zip(varied, varied[::-1], strict=True))
+    chain = "".join(f"    elif name == 'field_{i}':\n        sys.stdout.write('    ' + line)\n" for i in range(14))
+    items = ANSWER + "".join(fixed + v for v in varied)
+    fenced = "```\n" + "".join(fixed + v for v in [varied[0], varied[1], varied[0], varied[1]]) + fixed + "```\n"
+    for seed, text in enumerate([three, third, items, ANSWER + chain, ANSWER + "```python\n" + chain + "```\n", ANSWER + fenced]):
+        assert first_fire(feed(seeded(text, 440 + seed))) is None, text[-80:]
 
 
 def test_a_list_cycle_fires_on_its_fourth_round() -> None:

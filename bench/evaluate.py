@@ -50,11 +50,14 @@ streams). Every score and total is a frozen dataclass with ``as_dict()`` (JSON-r
 from __future__ import annotations
 
 import json
+import logging
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger("plateau.eval")
 
 __all__ = [
     "VERDICTS",
@@ -86,14 +89,15 @@ _REQUIRED_KEYS = ("id", "level", "input", "expected")
 # ----------------------------------------------------------------------------------------
 
 
-def _case_files(paths: Iterable[str | Path]) -> list[Path]:
-    files: list[Path] = []
+def _case_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
+    """The files to load, each with whether it was found by walking a folder."""
+    files: list[tuple[Path, bool]] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
+            files.extend((p, True) for p in sorted(path.rglob("*.json")) if p.is_file())
         elif path.is_file():
-            files.append(path)
+            files.append((path, False))
         else:
             raise FileNotFoundError(f"no such case file or folder: {path}")
     return files
@@ -123,7 +127,10 @@ def load_cases(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     ----------
     paths
         Case files, or folders searched recursively for ``*.json`` (sorted by path within
-        each folder). Order follows ``paths``; a file reached twice is loaded once.
+        each folder). Order follows ``paths``; a file reached twice is loaded once. In a
+        folder, a JSON file that is not an object with a ``level`` is a set's input data (a
+        list, a record a case was built from), not a case: it is skipped (logged at INFO).
+        A file named in ``paths`` must be a case.
 
     Returns
     -------
@@ -142,7 +149,8 @@ def load_cases(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     cases: list[dict[str, Any]] = []
     seen_files: set[Path] = set()
     seen_ids: dict[str, Path] = {}
-    for file in _case_files(paths):
+    skipped: list[Path] = []
+    for file, walked in _case_files(paths):
         resolved = file.resolve()
         if resolved in seen_files:
             continue
@@ -151,11 +159,16 @@ def load_cases(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
             data = json.loads(file.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"{file}: not a valid JSON case ({exc})") from exc
+        if walked and not (isinstance(data, dict) and "level" in data):
+            skipped.append(file)  # a set's input data beside its cases (a list, a record), not a case
+            continue
         case = _check_case(data, file)
         if case["id"] in seen_ids:
             raise ValueError(f"{file}: duplicate case id {case['id']!r} (also in {seen_ids[case['id']]})")
         seen_ids[case["id"]] = file
         cases.append(case)
+    if skipped:
+        log.info("%d JSON file(s) without a 'level' skipped as not cases (first: %s)", len(skipped), skipped[0])
     return cases
 
 

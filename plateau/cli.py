@@ -675,8 +675,8 @@ def cmd_guard(args: argparse.Namespace) -> int:
     with client:
         for file in files:
             case = json.loads(file.read_text(encoding="utf-8"))
-            if case.get("level") != "stream":
-                continue
+            if not isinstance(case, dict) or case.get("level") != "stream":
+                continue  # a steps case, or a set's input data beside its cases
             channel = case.get("stream_channel") or "content"
             chars = 0
             fired_at = None

@@ -372,6 +372,24 @@ def test_load_cases_malformed_file_names_it(tmp_path: Path) -> None:
         load_cases([path])
 
 
+def test_a_folders_input_data_is_skipped_but_a_named_file_must_be_a_case(tmp_path: Path) -> None:
+    """In a folder, JSON that is not an object with a ``level`` (a list, a record a case was
+    built from) is a set's input data and is skipped; the same file named on its own is an
+    error naming it, and an object that declares a ``level`` but is malformed is still one."""
+    write_case(tmp_path / "stream" / "c.json", stream_case("no-fire", cid="c"))
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "months.json").write_text('["January", "February"]', encoding="utf-8")
+    (tmp_path / "src" / "record.json").write_text('{"name": "x", "rows": 3}', encoding="utf-8")
+    assert [c["id"] for c in load_cases([tmp_path])] == ["c"]
+    with pytest.raises(ValueError, match=r"months\.json: a case must be a JSON object, got list"):
+        load_cases([tmp_path / "src" / "months.json"])
+    with pytest.raises(ValueError, match=r"record\.json: malformed case"):
+        load_cases([tmp_path / "src" / "record.json"])
+    (tmp_path / "src" / "record.json").write_text('{"level": "stream", "id": "r"}', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"record\.json: malformed case, missing input, expected"):
+        load_cases([tmp_path])
+
+
 def test_load_cases_rejects_duplicate_ids_and_missing_paths(tmp_path: Path) -> None:
     """Two files with the same id, or a path that does not exist, are errors."""
     write_case(tmp_path / "x.json", steps_case(STUCK, "trip", cid="same"))

@@ -27,6 +27,11 @@ A line that comes back every other line, with one line between its copies that m
 statement written as the body of each branch of a chain repeats legitimately); see
 :meth:`LineDetector._recurs`.
 
+An ordered list whose items come back in order under new numbers (``1. A``, ``2. B``, ``3. A``,
+...) is a cycle of 2 to 8 lines written again: with the item numbers folded, it fires on the
+newline that ends the first item of its ``unit_copies``-th round, outside code fences and quoted
+output; see :meth:`LineDetector._cycle`.
+
 The same rule holds for a *record* of 2 to 8 lines (a subtitle block: its index, its time
 range, its text): lines that are only a numeric field -- a counter (``12``) or a time
 (``0:02:13.580 --> 0:02:16.580``) -- are compared with their digit runs read as ``0``, every
@@ -217,6 +222,8 @@ class LineDetector:
         #: (line, copies, start of the chain's first copy, start of its second, the lines that
         #: stood between two copies, whether one of those came back).
         self._recur: list[_Chain] = []
+        #: Items of the current ordered list: (text after the number, start, the number and its mark).
+        self._items: list[tuple[str, int, str]] = []
 
     def reset(self) -> None:
         """Forget the stream."""
@@ -368,6 +375,56 @@ class LineDetector:
             copies=copies,
         )
 
+    def _cycle(self, items: list[tuple[str, int, str]], key: str, at: int, nl: int) -> Fire | None:
+        """Count ``key`` (a stripped line from ``at`` to the newline at ``nl`` that does not open
+        with a letter) in the ordered list ``items``; the fire when the list's items cycle.
+
+        An ordered list enumerates distinct items; one whose items come back in the same order
+        under new numbers (``1. A``, ``2. B``, ``3. C``, ``4. A``, ...) is a cycle of ``q``
+        lines (2 to ``_MAX_RECORD``) written again, as the period detector reads a block of
+        lines written again once the numbers are folded (the item number folds as in
+        :meth:`_numbered`; the same item under each number, ``q = 1``, is that rule's). It
+        fires, as a unit of several lines does (:meth:`PeriodDetector._first_line`), when the
+        first item of the cycle's ``unit_copies``-th copy (4) is complete -- a reader
+        recognises the copy by it --, on the newline that ends it; the cycle's items together
+        hold ``copy_unit`` characters of content and a word. A line that is not an item (not
+        numbered, not blank) ends the list; never inside an open code fence or quoted output
+        (a program's numbered output). A cycle under the same numbers again is an exact copy,
+        left to :mod:`~plateau.stream.period`, which fires on it no later.
+        """
+        m = _MARKER.match(key)
+        if m is None or self.quoted or self._fences % 2 == 1 or "```" in key:
+            if items:
+                items.clear()
+            return None
+        items.append((key[m.end() :], at, key[: m.end()]))
+        if len(items) > 4 * _MAX_RECORD:
+            del items[0]
+        n = len(items)
+        cfg = self.config
+        for q in range(1, min(_MAX_RECORD, n // 3) + 1):
+            run = 0
+            while run < n - q and items[n - 1 - run][0] == items[n - 1 - run - q][0]:
+                run += 1
+            if run < (cfg.unit_copies - 2) * q + 1:
+                continue
+            if q == 1 or items[n - 1][2] == items[n - 1 - q][2]:
+                return None  # the same item under each number: _numbered's; the same numbers: an exact copy, the period's
+            unit = "\n".join(t for t, _, _ in items[n - q :])
+            if content_length(unit) < cfg.copy_unit or not word_count(unit) or nl + 1 < cfg.min_chars:
+                return None
+            first = n - run - q
+            return Fire(
+                at=nl,
+                reason="stream.line_dominance",
+                unit=unit,
+                period=None,
+                loop_start=items[first][1],
+                cut_offset=items[first + q][1],
+                copies=(run + q) // q,
+            )
+        return None
+
     def confirm(self, armed: Armed, s: str, s0: int) -> Fire | Armed:
         """Count the complete lines that arrived since the last block (``s``, absolute start
         ``s0``, up to the last chunk) without changing the window: the fire on the newline that
@@ -376,6 +433,7 @@ class LineDetector:
         run, fences = self._run, self._fences
         records = self._records.copy()
         recur = self._recur.copy()
+        items = self._items.copy()
         while True:
             nl = s.find("\n", i)
             if nl < 0:
@@ -383,6 +441,10 @@ class LineDetector:
             key = s[i:nl].strip()
             run, fire = self._numbered(key, s0 + i, s0 + nl, run)
             fire = fire or self._record(records, key, s0 + i, s0 + nl)
+            if key[:1].isalpha() and "```" not in key:
+                items = []
+            elif key:
+                fire = fire or self._cycle(items, key, s0 + i, s0 + nl)
             if key:
                 fire = fire or self._recurs(recur, key, s0 + i, s0 + nl, s[i : i + 1] in " \t")
             if fire is not None:
@@ -426,6 +488,8 @@ class LineDetector:
                 continue
             if key[:1].isalpha() and "```" not in key:  # no leading field: no numbered run (see _numbered)
                 self._run = _NO_RUN
+                if self._items:
+                    self._items = []  # a line that is no list item ends the list
                 rec = self._records
                 if rec.since >= _NO_TIME and not key[-1].isdigit():  # a worded line, no time line near: only kept (_Records.push)
                     rec.lines.append((key, key, line_start, False, False))
@@ -436,6 +500,8 @@ class LineDetector:
                 self._run, f = self._numbered(key, line_start, base + nl, self._run)
                 if key and f is None:
                     f = self._record(self._records, key, line_start, base + nl)
+                if f is None:
+                    f = self._cycle(self._items, key, line_start, base + nl)
             self._read = base + nl + 1
             f = f or self._recurs(self._recur, key, line_start, base + nl, line[:1] in " \t")
             if f is not None:
@@ -470,7 +536,7 @@ class LineDetector:
                     copies=totals[top] if self.track_totals else count[top],
                 )
         # A numbered run or a record alive: its next copies may complete before the next block.
-        if fire is None and (self._run[1] >= 1 or self._records.alive or any(c[1] >= 2 for c in self._recur)):
+        if fire is None and (self._run[1] >= 1 or self._records.alive or len(self._items) >= 4 or any(c[1] >= 2 for c in self._recur)):
             b.arm(Armed(at=b.end, source=self, key=("lines",), data=()))
         if start < limit:
             if not self._pend:

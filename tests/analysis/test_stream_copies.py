@@ -161,6 +161,35 @@ def test_lines_that_come_back_between_others_legitimately_stay_quiet() -> None:
         assert first_fire(feed(seeded(text, 440 + seed))) is None, text[-80:]
 
 
+def test_an_ordered_list_whose_items_cycle_under_new_numbers_fires_on_its_fourth_round() -> None:
+    """``1. A``, ``2. B``, ``3. C``, ``4. A``, ...: the items come back in order under new
+    numbers. The chunk that brings the newline ending the first item of the 4th round fires,
+    never the one before, in English and in Chinese, with ``.`` or ``)`` after the number."""
+    cycles = [
+        (["Read the failing test", "Patch the parser", "Run the suite again"], ". "),
+        (["苹果很好吃", "香蕉是黄色的"], ") "),
+    ]
+    for seed, (items, mark) in enumerate(cycles):
+        q = len(items)
+        text = ANSWER + "".join(f"{i + 1}{mark}{items[i % q]}\n" for i in range(6 * q))
+        starts = [i + 1 for i in range(len(ANSWER) - 1, len(text) - 1) if text[i] == "\n"]
+        fourth = starts[3 * q]  # the first item of the 4th round
+        res = assert_fires_at(seeded(text, 450 + seed), text.index("\n", fourth))
+        assert res.reason == "stream.line_dominance" and res.loop_start == len(ANSWER)
+
+
+def test_ordered_lists_that_do_not_cycle_stay_quiet() -> None:
+    """Quiet: distinct items; three rounds of a cycle; items too short to be a unit
+    (``1. a``); a numbered cycle inside a code fence (a program's numbered output)."""
+    steps = ["Read the failing test", "Patch the parser", "Run the suite again"]
+    distinct = "".join(f"{i + 1}. {w} step of the plan\n" for i, w in enumerate(_WORDS[:20]))
+    three = "".join(f"{i + 1}. {steps[i % 3]}\n" for i in range(9)) + "That is the whole plan, and it worked.\n"
+    short = "".join(f"{i + 1}. {'ab'[i % 2]}\n" for i in range(20))
+    fenced = "```\n" + "".join(f"{i + 1}. {steps[i % 3]}\n" for i in range(12)) + "```\n"
+    for seed, text in enumerate([distinct, three, short, fenced]):
+        assert first_fire(feed(seeded(ANSWER + text, 460 + seed))) is None, text[:60]
+
+
 def test_a_list_cycle_fires_on_its_fourth_round() -> None:
     """A numbered plan written out again and again (a list cycle, 3 lines): the chunk that completes
     the first line of the 4th round fires; three rounds and a different ending stay quiet."""

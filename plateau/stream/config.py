@@ -165,7 +165,9 @@ class StreamGuardConfig:
         token is 65 characters (an ``x`` fill in a FITS card), the next a repeating decimal of
         62; no run of a short unit with a word reaches 24. A floor at or below 65 would fire on
         a real response, so 96 -- the longest legitimate run and half as much again, the top
-        of the reader's bound -- stays. The floor is counted in columns: a wide character (Han,
+        of the reader's bound -- stays. A run of line breaks (blank lines, with or without
+        spaces on them) is a run of one token too, not layout: the longest in the 6,950 model
+        responses is 4 line breaks, in the 5,898 tool outputs 9. The floor is counted in columns: a wide character (Han,
         kana, hangul, emoji; Unicode UAX #11) fills two, so a run of one wide character fires
         at 48 characters (a line of 96 columns), and the same holds for ``span_floor``.
     dialogue_turns

@@ -241,7 +241,9 @@ class PeriodDetector:
         if p < cfg.copy_unit:
             begin = self._drifted(s, begin - b.s0, unit) + b.s0
         words = count_words(unit)
-        token = words == 0 and (is_token_run(unit) or self._glued(s, begin - b.s0 - 1, unit))
+        # A run of line breaks (blank lines) is a run of one token too: layout never stacks
+        # more than a few (see StreamGuardConfig.digit_run_floor).
+        token = words == 0 and (is_token_run(unit) or self._glued(s, begin - b.s0 - 1, unit) or ("\n" in unit and unit.isspace()))
         quoted = (self.quoted or self._fences % 2 == 1) and unit.count("\n") == 1 and "```" not in unit
         need = cfg.span_required(p, words, token=token, content=content_length(unit), quoted_line=quoted)
         if "\n" in unit and need == cfg.unit_copies * p:

@@ -286,6 +286,19 @@ def test_runs_of_one_token_with_a_separator_fire_at_96_characters() -> None:
         assert res.reason == "stream.period" and res.loop_start == len(ANSWER)
 
 
+def test_a_run_of_line_breaks_fires_at_96_characters() -> None:
+    """Blank lines with nothing on them, or with spaces, after an answer: a run of one token,
+    fired on the chunk that brings its 96th character, never the one before; 64 line breaks and
+    then more text stay quiet (layout holds a few)."""
+    for seed, unit in enumerate(["\n", "  \n", "\r\n"]):
+        text = ANSWER.rstrip("\n") + unit * 120
+        begin = len(ANSWER.rstrip("\n"))
+        res = assert_fires_at(seeded(text, 470 + seed), begin + 96 - 1)
+        assert res.reason in ("stream.run", "stream.period")
+    quiet = ANSWER + "\n" * 64 + ANSWER.replace("parser", "lexer")
+    assert first_fire(feed(seeded(quiet, 480))) is None
+
+
 def test_short_token_rows_and_columns_stay_quiet() -> None:
     """A zero-initialised array of 30 elements (90 characters), a column of zeros one per line, a
     row of two alternating tokens shorter than the structural floor: no fire."""

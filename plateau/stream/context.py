@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from plateau import lexicon
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Fire
-from plateau.stream.text import WIDE_LETTERS
+from plateau.stream.text import WIDE_LETTERS, WORD_END, WORD_START
 
 __all__ = ["RequestContext"]
 
@@ -53,9 +53,13 @@ _TIMES_WORD = re.compile(r"\b(twice|thrice)\b", re.IGNORECASE)
 # Each entry between word boundaries; an entry in a script written without spaces (Han, kana,
 # hangul) starts anywhere.
 _REPEAT = lexicon.pattern(
-    "repetition-requests", prefix=r"(?:\b|(?=[" + WIDE_LETTERS + r"]))(", suffix=")", flags=re.IGNORECASE
+    "repetition-requests", prefix=WORD_START + "(", suffix=")", flags=re.IGNORECASE
 )
 _PASTE = lexicon.pattern("output-requests", prefix=r"\b(", suffix=")", flags=re.IGNORECASE)
+#: Words by which a request asks for an exchange written out (a dialogue, a chat, a script, a
+#: FAQ): the words by which a response presents one (list ``presented-exchange``, its entries
+#: that are not a colon); an entry of a script written without spaces matches anywhere.
+_EXCHANGE = lexicon.pattern("presented-exchange", prefix=WORD_START + "(?:", suffix=")" + WORD_END, flags=re.IGNORECASE)
 _PIECES = frozenset(w.lower() for w in lexicon.load("repetition-pieces"))
 # A straight single quote opens a quotation only where no letter precedes it and closes it only
 # where no letter of an alphabet follows: between two letters it is an apostrophe ("can't",
@@ -124,6 +128,11 @@ class RequestContext:
         tests and paste the output"; list ``output-requests``): the answer is then quoted
         program output, and the detectors give its lines the budget of a line inside a code
         fence (``max_copies``, :meth:`StreamGuardConfig.span_required`).
+    exchange : bool
+        Whether the request asks for an exchange written out -- a dialogue, a conversation, a
+        chat, a script or a scene, an interview, a FAQ, an example (list
+        ``presented-exchange``): the speakers' turns are then the answer, and the self-dialogue
+        detector fires only on turns that come back.
     named : tuple of str
         The units the request quotes (in quotation marks, or the rest of a line after a
         colon), normalised like ``units``, whether or not it asks for
@@ -145,6 +154,7 @@ class RequestContext:
     units: tuple[str, ...]
     pastes_output: bool = False
     named: tuple[str, ...] = ()
+    exchange: bool = False
 
     @classmethod
     def parse(cls, text: str | None) -> RequestContext:
@@ -198,6 +208,7 @@ class RequestContext:
             units=tuple(units) if requested else (),
             pastes_output=bool(_PASTE.search(text)),
             named=tuple(dict.fromkeys(quoted + after)),
+            exchange=bool(_EXCHANGE.search(text)),
         )
 
     def _titled(self, unit: str) -> bool:

@@ -84,6 +84,7 @@ from plateau.lexicon import alternation, load, pattern
 from plateau.stream.block import Block, Partial
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Armed, Fire
+from plateau.stream.text import WORD_END, WORD_START
 
 __all__ = ["DialogueDetector", "holds_marker"]
 
@@ -114,8 +115,11 @@ _INLINE = re.compile(
 _BARE = re.compile(r"\n(?:user|assistant|human|model)[ \t]*\n")
 #: Speaker names that are chat roles: alternating labels of two of these are turns of a chat.
 _ROLE_NAMES = frozenset(load("chat-role-names"))
-#: Words by which a response presents an exchange it quotes (the paragraph before its first label).
-_PRESENTED = pattern("presented-exchange", prefix=r"\b", suffix=r"\b|:\s*$", flags=re.IGNORECASE)
+#: Labels that name the parts of a document (``Q:`` / ``A:``, ``Input:`` / ``Output:``): a record format.
+_RECORD_LABELS = frozenset(load("record-labels"))
+#: Words by which a response presents an exchange it quotes (the paragraph before its first
+#: label); an entry of a script written without spaces matches anywhere.
+_PRESENTED = pattern("presented-exchange", prefix=WORD_START + "(?:", suffix=")" + WORD_END + r"|:\s*$", flags=re.IGNORECASE)
 _ROLES = {
     "[inst]": "user",
     "[/inst]": "assistant",
@@ -173,6 +177,10 @@ class DialogueDetector:
 
     def __init__(self, config: StreamGuardConfig) -> None:
         self.config = config
+        #: The request asks for an exchange written out (a dialogue, a chat, a script, a FAQ:
+        #: :attr:`~plateau.stream.context.RequestContext.exchange`): its roles taking turns is
+        #: the answer, so only turns that come back (the same turns again) fire.
+        self.requested = False
         self._reset()
 
     def _reset(self) -> None:
@@ -380,13 +388,13 @@ class DialogueDetector:
         # three turn pairs that repeat): fire at its second repeat -- the first turn of the
         # dialogue_turns-th cycle complete and alike its counterparts -- never before.
         k, run = _turn_cycle(words[-(len(sp) - 1) :], 2)
-        if k > 2:
-            if run < (cfg.dialogue_turns - 2) * k + 1:
+        if k > 2 or self.requested:
+            if k < 2 or run < (cfg.dialogue_turns - 2) * k + 1:
                 return None
         elif len(sp) != 2 * cfg.dialogue_turns:
             return None
         names = {sp[0][0], sp[1][0]}
-        if not (names <= _ROLE_NAMES or any(q for _, _, _, q in sp)):
+        if names & _RECORD_LABELS or not (names <= _ROLE_NAMES or any(q for _, _, _, q in sp)):
             return None
         first = sp[0][1]
         full, full0 = b.s, b.s0
@@ -488,9 +496,11 @@ class DialogueDetector:
                 completed = self._words[-min(len(self._words), stretch - 1) :] if stretch > 1 else []
                 k, run = _turn_cycle(completed, c)
                 turns_needed = cfg.dialogue_turns * c
-                if k > c:
+                if k > c or (self.requested and k == c):
                     if run >= (cfg.dialogue_turns - 2) * k + 1:
                         return self._fire(b, turns[0][1])
+                elif self.requested:
+                    pass  # an exchange the request asks for: its roles take turns; only turns that come back fire
                 elif k == c:
                     if stretch > turns_needed or (stretch == turns_needed and (self._closed or not self._ends)):
                         return self._fire(b, turns[0][1])
@@ -506,7 +516,8 @@ class DialogueDetector:
             sets = [self._words[i] for i in idx]
             if all(x and y and len(x & y) >= _SIMILAR * len(x | y) for x, y in zip(sets, sets[1:], strict=False)):
                 return self._fire(b, turns[idx[0]][1])
-        if self._special >= cfg.dialogue_max_turns and len(self._roles) >= cfg.dialogue_max_turns and not self.cycles()[0]:
+        many = self._special >= cfg.dialogue_max_turns and len(self._roles) >= cfg.dialogue_max_turns
+        if many and not self.requested and not self.cycles()[0]:
             # (roles in a fixed cycle are judged by it, above)
             tail = self._roles[-cfg.dialogue_max_turns :]
             if len(set(tail)) >= 2 and tail.count(tail[-1]) >= cfg.dialogue_turns:

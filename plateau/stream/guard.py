@@ -206,6 +206,7 @@ class StreamGuard:
     def _quote_output(self) -> None:
         """A request for a program's output pasted makes every line of the answer quoted output."""
         self._period.quoted = self._lines.quoted = self._drift.quoted = self.context.pastes_output
+        self._dialogue.requested = self.context.exchange
 
     # ------------------------------------------------------------------ public API
 

@@ -32,6 +32,10 @@ WORD = re.compile(r"\w+")
 #: letters (UAX #11 Wide): Han (CJK unified ideographs, extension A, compatibility), kana and
 #: hangul (syllables and jamo).
 WIDE_LETTERS = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+#: Where a wording-list entry may begin and end: at a word boundary, or anywhere next to a letter
+#: of a script written without spaces between words (``"写一段对话"`` holds ``"对话"``).
+WORD_START = r"(?:\b|(?=[" + WIDE_LETTERS + r"]))"
+WORD_END = r"(?:\b|(?<=[" + WIDE_LETTERS + r"]))"
 #: A word: a token holding at least two letters, or one letter of a wide script ("그", "後"):
 #: numbers and single Latin letters ("x", "a") are not words.
 _WORD_BODY = r"\b[\d_]*(?:[" + WIDE_LETTERS + r"]|[^\W\d_][\d_]*[^\W\d_])\w*"

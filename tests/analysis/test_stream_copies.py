@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from plateau.stream import GuardResult, StreamGuard, StreamGuardConfig
+from plateau.stream.context import RequestContext
 from plateau.stream.fold import fold
 from tests.support.streams import block_chunk, chunk_of, fourth_copy_line, seeded
 
@@ -526,6 +527,48 @@ def test_labelled_exchanges_that_are_not_a_self_dialogue_stay_quiet() -> None:
     for text in (faq, "Ran the suite:\n" + tests, "The values print as\n" + rows):
         for channel in ("content", "tool_args"):
             assert first_fire(feed(seeded(text, 130), channel)) is None, text[:40]
+
+
+def test_an_exchange_the_request_asks_for_is_the_answer() -> None:
+    """A request for a dialogue, a chat, a script, a FAQ or an example exchange (in English,
+    Spanish or Chinese): the roles taking turns is the answer -- labelled turns that differ stay
+    quiet, on their own lines or inline; the same turns coming back again and again still fire."""
+    asks = [
+        "Write a short dialogue between a customer and a support agent about a late order.",
+        "Show me an example chat between a user and an assistant.",
+        "Escribe un diálogo entre un usuario y un asistente.",
+        "写一段用户和助手之间的对话。",
+        "Write a FAQ for the app.",
+    ]
+    labels = [("Customer", "Agent"), ("User", "Assistant"), ("User", "Assistant"), ("User", "Assistant"), ("Q", "A")]
+    for seed, (ask, (first, second)) in enumerate(zip(asks, labels, strict=True)):
+        assert RequestContext.parse(ask).exchange, ask
+        text, _ = _labelled(first, second, 5, lead="")
+        assert first_fire(feed(seeded(text, 490 + seed), context=ask)) is None, ask
+        inline, _ = _inline("User", "Assistant", 5)
+        assert first_fire(feed(seeded(inline, 500 + seed), context=ask)) is None, ask
+        same = "".join(f"{first}: {_QUESTIONS[0]}\n{second}: {_ANSWERS[0]}\n" for _ in range(8))
+        res = first_fire(feed(seeded(same, 510 + seed), context=ask))
+        assert res is not None and res > 0, ask
+    assert not RequestContext.parse("Summarise the meeting notes.").exchange
+
+
+def test_labels_that_name_a_documents_parts_are_no_speakers() -> None:
+    """'Input:' / 'Output:' worked examples and 'English:' / 'French:' phrase pairs alternate and
+    their first parts ask questions, but the labels name parts of a document: quiet."""
+    pairs = "".join(f"Input: {q}\nOutput: {a}\n" for q, a in zip(_QUESTIONS, _ANSWERS, strict=True))
+    phrases = "".join(
+        f"English: {e}\nFrench: {f}\n"
+        for e, f in [
+            ("Where is the station?", "Où est la gare ?"),
+            ("How much is it?", "C'est combien ?"),
+            ("Can you help me?", "Pouvez-vous m'aider ?"),
+            ("What time is it?", "Quelle heure est-il ?"),
+            ("Do you speak English?", "Parlez-vous anglais ?"),
+        ]
+    )
+    for seed, text in enumerate([pairs, phrases]):
+        assert first_fire(feed(seeded(ANSWER + text, 520 + seed))) is None, text[:30]
 
 
 def test_instruction_templates_and_bare_role_lines_fire_after_the_third_pair() -> None:

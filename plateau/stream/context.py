@@ -59,6 +59,8 @@ _PASTE = lexicon.pattern("output-requests", prefix=r"\b(", suffix=")", flags=re.
 #: Words by which a request asks for an exchange written out (a dialogue, a chat, a script, a
 #: FAQ): the words by which a response presents one (list ``presented-exchange``, its entries
 #: that are not a colon); an entry of a script written without spaces matches anywhere.
+#: Words by which a request asks for a plan whose items recur by design (list ``recurring-plans``).
+_RECURRING = lexicon.pattern("recurring-plans", prefix=WORD_START + "(?:", suffix=")", flags=re.IGNORECASE)
 _EXCHANGE = lexicon.pattern("presented-exchange", prefix=WORD_START + "(?:", suffix=")" + WORD_END, flags=re.IGNORECASE)
 _PIECES = frozenset(w.lower() for w in lexicon.load("repetition-pieces"))
 # A straight single quote opens a quotation only where no letter precedes it and closes it only
@@ -133,6 +135,10 @@ class RequestContext:
         chat, a script or a scene, an interview, a FAQ, an example (list
         ``presented-exchange``): the speakers' turns are then the answer, and the self-dialogue
         detector fires only on turns that come back.
+    recurring : bool
+        Whether the request asks for a plan whose items recur by design -- a schedule, a rota,
+        a rotation, an alternation, a routine (list ``recurring-plans``): an ordered list whose
+        items come back in order is then the plan, and does not fire as a list cycle.
     named : tuple of str
         The units the request quotes (in quotation marks, or the rest of a line after a
         colon), normalised like ``units``, whether or not it asks for
@@ -155,6 +161,7 @@ class RequestContext:
     pastes_output: bool = False
     named: tuple[str, ...] = ()
     exchange: bool = False
+    recurring: bool = False
 
     @classmethod
     def parse(cls, text: str | None) -> RequestContext:
@@ -209,6 +216,7 @@ class RequestContext:
             pastes_output=bool(_PASTE.search(text)),
             named=tuple(dict.fromkeys(quoted + after)),
             exchange=bool(_EXCHANGE.search(text)),
+            recurring=bool(_RECURRING.search(text)),
         )
 
     def _titled(self, unit: str) -> bool:

@@ -202,6 +202,9 @@ class LineDetector:
         #: The whole answer is quoted program output (the request asks for it pasted): every line
         #: is judged as a line inside an open fence.
         self.quoted = False
+        #: The request asks for a plan whose items recur by design (a schedule, a rota: see
+        #: :attr:`~plateau.stream.context.RequestContext.recurring`): its list cycles are the plan.
+        self.recurring = False
         self._enough_words = words_at_least(config.line_min_words).match
         self._reset()
 
@@ -389,11 +392,12 @@ class LineDetector:
         recognises the copy by it --, on the newline that ends it; the cycle's items together
         hold ``copy_unit`` characters of content and a word. A line that is not an item (not
         numbered, not blank) ends the list; never inside an open code fence or quoted output
-        (a program's numbered output). A cycle under the same numbers again is an exact copy,
+        (a program's numbered output), nor when the request asks for a plan whose items recur
+        by design (a schedule, a rota, an alternation: ``recurring``). A cycle under the same numbers again is an exact copy,
         left to :mod:`~plateau.stream.period`, which fires on it no later.
         """
         m = _MARKER.match(key)
-        if m is None or self.quoted or self._fences % 2 == 1 or "```" in key:
+        if m is None or self.quoted or self.recurring or self._fences % 2 == 1 or "```" in key:
             if items:
                 items.clear()
             return None

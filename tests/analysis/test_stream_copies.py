@@ -181,7 +181,8 @@ def test_an_ordered_list_whose_items_cycle_under_new_numbers_fires_on_its_fourth
 
 def test_ordered_lists_that_do_not_cycle_stay_quiet() -> None:
     """Quiet: distinct items; three rounds of a cycle; items too short to be a unit
-    (``1. a``); a numbered cycle inside a code fence (a program's numbered output)."""
+    (``1. a``); a numbered cycle inside a code fence (a program's numbered output); a plan
+    whose items recur by design, when the request asks for a schedule, a rota, an alternation."""
     steps = ["Read the failing test", "Patch the parser", "Run the suite again"]
     distinct = "".join(f"{i + 1}. {w} step of the plan\n" for i, w in enumerate(_WORDS[:20]))
     three = "".join(f"{i + 1}. {steps[i % 3]}\n" for i in range(9)) + "That is the whole plan, and it worked.\n"
@@ -189,6 +190,12 @@ def test_ordered_lists_that_do_not_cycle_stay_quiet() -> None:
     fenced = "```\n" + "".join(f"{i + 1}. {steps[i % 3]}\n" for i in range(12)) + "```\n"
     for seed, text in enumerate([distinct, three, short, fenced]):
         assert first_fire(feed(seeded(ANSWER + text, 460 + seed))) is None, text[:60]
+    # A plan whose items recur by design, when the request asks for one (a schedule, a rota).
+    plan = "".join(f"{i + 1}. {['Upper body session at the gym', 'Rest day with a light walk'][i % 2]}\n" for i in range(14))
+    assert first_fire(feed(seeded(ANSWER + plan, 465))) is not None
+    for seed, ask in enumerate(["Give me a 14-day schedule alternating gym and rest.", "Make a two-week rota.", "制定一个两周的训练交替计划。"]):
+        assert RequestContext.parse(ask).recurring, ask
+        assert first_fire(feed(seeded(ANSWER + plan, 466 + seed), context=ask)) is None, ask
 
 
 def test_a_list_cycle_fires_on_its_fourth_round() -> None:

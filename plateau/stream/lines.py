@@ -70,6 +70,7 @@ _MARKER = re.compile(r"\d{1,4}[.)]\s+")  # an ordered list's item number ("7. ",
 
 #: A line's chain of copies one or two lines apart (see :meth:`LineDetector._recurs`).
 _Chain = tuple[str, int, int, int, frozenset[str], bool]
+_NO_GAPS: frozenset[str] = frozenset()
 _MAX_RECORD = 8  # lines of a multi-line record looked for (a subtitle block is 3, with its blank line 4)
 _NO_TIME = 2 * _MAX_RECORD  # lines without a time line after which no record run is counted
 
@@ -224,7 +225,7 @@ class LineDetector:
         #: The last two non-blank lines, each with its chain of copies one or two lines apart:
         #: (line, copies, start of the chain's first copy, start of its second, the lines that
         #: stood between two copies, whether one of those came back).
-        self._recur: list[_Chain] = []
+        self._recur: deque[_Chain] = deque(maxlen=2)
         #: Items of the current ordered list: (text after the number, start, the number and its mark).
         self._items: list[tuple[str, int, str]] = []
 
@@ -325,7 +326,7 @@ class LineDetector:
             copies=copies,
         )
 
-    def _recurs(self, recur: list[_Chain], key: str, at: int, nl: int, indented: bool) -> Fire | None:
+    def _recurs(self, recur: deque[_Chain], key: str, at: int, nl: int, indented: bool) -> Fire | None:
         """Count ``key`` (a non-blank stripped line from ``at`` to the newline at ``nl``;
         ``indented``: the raw line begins with a space or a tab) in the chain of its copies that
         are one or two lines apart; the fire when the chain reaches its copies.
@@ -348,7 +349,7 @@ class LineDetector:
         same call). Measured on the 6,950 real model responses of
         ``scripts/stream_false_alarms.py``: no line fires.
         """
-        copies, first, second, between, back = 1, at, -1, frozenset[str](), False
+        copies, first, second, between, back = 1, at, -1, _NO_GAPS, False
         for steps, (k, c, f0, f1, seen, came) in enumerate(reversed(recur)):
             if k == key:
                 copies, first, second = c + 1, f0, (f1 if c >= 2 else at)
@@ -358,9 +359,7 @@ class LineDetector:
                     back = back or gap in seen
                     between = seen | {gap}
                 break
-        recur.append((key, copies, first, second, between, back))
-        if len(recur) > 2:
-            del recur[0]
+        recur.append((key, copies, first, second, between, back))  # (a deque of the last two)
         cfg = self.config
         if copies < cfg.unit_copies or not back or indented or nl + 1 < cfg.min_chars:
             return None
@@ -504,10 +503,14 @@ class LineDetector:
                 self._run, f = self._numbered(key, line_start, base + nl, self._run)
                 if key and f is None:
                     f = self._record(self._records, key, line_start, base + nl)
-                if f is None:
+                if f is None and (self._items or key[:1].isdigit()):  # an item number opens with a digit
                     f = self._cycle(self._items, key, line_start, base + nl)
             self._read = base + nl + 1
-            f = f or self._recurs(self._recur, key, line_start, base + nl, line[:1] in " \t")
+            rc = self._recur
+            if rc and (rc[-1][0] == key or rc[0][0] == key):
+                f = f or self._recurs(rc, key, line_start, base + nl, line[:1] in " \t")
+            else:  # _recurs's common case inline: a line neither of the last two
+                rc.append((key, 1, line_start, -1, _NO_GAPS, False))
             if f is not None:
                 fire = f
                 continue
@@ -540,7 +543,10 @@ class LineDetector:
                     copies=totals[top] if self.track_totals else count[top],
                 )
         # A numbered run or a record alive: its next copies may complete before the next block.
-        if fire is None and (self._run[1] >= 1 or self._records.alive or len(self._items) >= 4 or any(c[1] >= 2 for c in self._recur)):
+        rc = self._recur
+        if fire is None and (
+            self._run[1] >= 1 or self._records.alive or len(self._items) >= 4 or (rc and (rc[0][1] >= 2 or rc[-1][1] >= 2))
+        ):
             b.arm(Armed(at=b.end, source=self, key=("lines",), data=()))
         if start < limit:
             if not self._pend:

@@ -20,12 +20,12 @@ chunks while such a run is alive). The text must hold ``line_min_words`` words a
 a test id or an epoch's loss are what the lines report. ``scripts/stream_false_alarms.py``
 measures the rule on the real runs (see the CHANGELOG).
 
-A line that comes back every other line, with one line between its copies that may vary
-(``A B A C A D A``), is counted from its first appearance as a reader counts it: a line of
+A line that comes back every other line, between lines that themselves come back
+(``A B A C A B A``), is counted from its first appearance as a reader counts it: a line of
 ``copy_unit`` characters of content with a word fires on the newline that ends its
 ``unit_copies``-th copy, outside code fences and quoted output and when not indented (a
-statement written as the body of each branch of a chain repeats legitimately); see
-:meth:`LineDetector._recurs`.
+statement written as the body of each branch of a chain repeats legitimately); a line between
+lines that are each new is an enumeration and stays quiet. See :meth:`LineDetector._recurs`.
 
 An ordered list whose items come back in order under new numbers (``1. A``, ``2. B``, ``3. A``,
 ...) is a cycle of 2 to 8 lines written again: with the item numbers folded, it fires on the
@@ -71,6 +71,7 @@ _MARKER = re.compile(r"\d{1,4}[.)]\s+")  # an ordered list's item number ("7. ",
 #: A line's chain of copies one or two lines apart (see :meth:`LineDetector._recurs`).
 _Chain = tuple[str, int, int, int, frozenset[str], bool]
 _NO_GAPS: frozenset[str] = frozenset()
+_MAX_GAPS = 32  # lines kept of those that stood between a line's copies (more, all new: an enumeration)
 _MAX_RECORD = 8  # lines of a multi-line record looked for (a subtitle block is 3, with its blank line 4)
 _NO_TIME = 2 * _MAX_RECORD  # lines without a time line after which no record run is counted
 
@@ -354,10 +355,11 @@ class LineDetector:
             if k == key:
                 copies, first, second = c + 1, f0, (f1 if c >= 2 else at)
                 between, back = seen, came
-                if steps == 1:  # one line stood between: has it stood between two copies before?
+                if steps == 1 and not back:  # one line stood between: has it stood between two copies before?
                     gap = recur[-1][0]
-                    back = back or gap in seen
-                    between = seen | {gap}
+                    back = gap in seen
+                    if not back and len(seen) < _MAX_GAPS:
+                        between = seen | {gap}
                 break
         recur.append((key, copies, first, second, between, back))  # (a deque of the last two)
         cfg = self.config
@@ -392,8 +394,9 @@ class LineDetector:
         hold ``copy_unit`` characters of content and a word. A line that is not an item (not
         numbered, not blank) ends the list; never inside an open code fence or quoted output
         (a program's numbered output), nor when the request asks for a plan whose items recur
-        by design (a schedule, a rota, an alternation: ``recurring``). A cycle under the same numbers again is an exact copy,
-        left to :mod:`~plateau.stream.period`, which fires on it no later.
+        by design (a schedule, a rota, an alternation: ``recurring``). A cycle under the same
+        numbers again is an exact copy, left to :mod:`~plateau.stream.period`, which fires on
+        it no later.
         """
         m = _MARKER.match(key)
         if m is None or self.quoted or self.recurring or self._fences % 2 == 1 or "```" in key:
@@ -544,9 +547,8 @@ class LineDetector:
                 )
         # A numbered run or a record alive: its next copies may complete before the next block.
         rc = self._recur
-        if fire is None and (
-            self._run[1] >= 1 or self._records.alive or len(self._items) >= 4 or (rc and (rc[0][1] >= 2 or rc[-1][1] >= 2))
-        ):
+        chain = bool(rc) and (rc[0][1] >= 2 or rc[-1][1] >= 2) and not (self.quoted or self._fences % 2 == 1)
+        if fire is None and (self._run[1] >= 1 or self._records.alive or len(self._items) >= 4 or chain):
             b.arm(Armed(at=b.end, source=self, key=("lines",), data=()))
         if start < limit:
             if not self._pend:

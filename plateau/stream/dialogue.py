@@ -35,7 +35,8 @@ one turn pair. It fires
     sixth for ``c = 2``), never while the turns have not shown a cycle;
   - speaker labels: when the third pair's last turn ends its line (the newline after the
     sixth label's text) -- or, when that label is inline, whose turn ends only at the next
-    label, when its turn's first character arrives --, a label at the stream's very start being the response naming its
+    label, when its turn's first character arrives --, a label at the stream's very start
+    being the response naming its
     own answer, not a turn it writes for the other side (counting it adds no fire on the
     12,871 messages of ``scripts/stream_false_alarms.py`` but fires a plain self-dialogue of
     ``evals/stream`` inside its first cycle); the labels alternating
@@ -43,8 +44,10 @@ one turn pair. It fires
     record format such as ``FAIL:`` / ``AssertionError:`` or ``Value:`` / ``Dtype:`` in test
     output alternates too, and never asks). An exchange the response presents (the
     paragraph before its first label ends with a colon or names an example, a transcript, a
-    dialogue, a FAQ) is quoted and never fires. ``scripts/stream_false_alarms.py``: on the
-    12,871 messages of the real runs the rule fires on none;
+    dialogue, a FAQ) is quoted and never fires; two labels that name parts of a document
+    (``record-labels``: ``Input:`` / ``Output:``, ``English:`` / ``French:``) are a record
+    format whatever their turns ask. ``scripts/stream_false_alarms.py``: on the 12,871
+    messages of the real runs the rule fires on none;
 
 - whatever the markers or labels, when the turns themselves repeat at a longer period than
   the roles' (two or three turn pairs that come back: the shortest multiple ``k`` of the
@@ -62,6 +65,11 @@ one turn pair. It fires
 - when ``dialogue_max_turns`` template markers of two roles or more have arrived and the
   last marker's role opened ``dialogue_turns`` of the last ``dialogue_max_turns`` (turns that
   recur without settling into a fixed cycle).
+
+An exchange the request asks for (a dialogue, a chat, a script, a FAQ, an example:
+:attr:`DialogueDetector.requested`, from
+:attr:`~plateau.stream.context.RequestContext.exchange`) is the answer: its roles taking turns
+fires none of the rules above but the ones on turns that come back.
 
 It cuts at the first marker: what the model said before it started writing turns is kept.
 
@@ -115,7 +123,7 @@ _INLINE = re.compile(
 _BARE = re.compile(r"\n(?:user|assistant|human|model)[ \t]*\n")
 #: Speaker names that are chat roles: alternating labels of two of these are turns of a chat.
 _ROLE_NAMES = frozenset(load("chat-role-names"))
-#: Labels that name the parts of a document (``Q:`` / ``A:``, ``Input:`` / ``Output:``): a record format.
+#: Labels that name the parts of a document (``Input:`` / ``Output:``, ``English:`` / ``French:``): a record format.
 _RECORD_LABELS = frozenset(load("record-labels"))
 #: Words by which a response presents an exchange it quotes (the paragraph before its first
 #: label); an entry of a script written without spaces matches anywhere.
@@ -353,14 +361,18 @@ class DialogueDetector:
         return fire
 
     def _speaker(self, b: Block | Partial, label: str, at: int, text_at: int, inline: bool = False) -> Fire | None:
-        """Count a line-initial ``Name:`` label; fire at the 3rd turn pair of two alternating speakers.
+        """Count a ``Name:`` label (line-initial, or ``inline`` for a template's role name); fire
+        at the 3rd turn pair of two alternating speakers.
 
         The labels of the stretch must alternate between exactly two names, and the stretch is
-        a chat rather than a record format: both names are chat roles (``User``, ``AI
-        Assistant``, ``Human``, ...) or a completed turn of the stretch asks a question (ends
-        with ``?``). An exchange the response presents -- the paragraph before its first label
-        ends with a colon or names it (an example, a transcript, a dialogue, a FAQ) -- is
-        quoted, and never fires.
+        a chat rather than a record format: neither name labels a part of a document
+        (``record-labels``: ``Input`` / ``Output``, ``English`` / ``French``), and both names
+        are chat roles (``User``, ``AI Assistant``, ``Human``, ...) or a completed turn of the
+        stretch asks a question (ends with ``?``). An exchange the response presents -- the
+        paragraph before its first label ends with a colon or names it (an example, a
+        transcript, a dialogue, a FAQ) -- is quoted, and never fires. An exchange the request
+        asks for (:attr:`requested`) fires only when its turns come back (the turn ``k >= 2``
+        before each alike, over a whole cycle and a turn).
         """
         cfg = self.config
         sp = self._speakers

@@ -42,8 +42,10 @@ __all__ = ["RequestContext"]
 _WORDS = {word.lower(): int(value) for word, value in (line.split() for line in lexicon.load("number-words"))}
 _NUMERALS = {char: int(value) for char, value in (line.split() for line in lexicon.load("count-numerals"))}
 _TIMES = lexicon.alternation("count-times")
+# A count starts after a non-word character, or after a letter of a script written without
+# spaces ("「ありがとう」を40回": the digits follow the particle).
 _COUNT = re.compile(
-    r"(?<!\w)(\d{1,7}|a hundred|a thousand|" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")\s*-?\s*"
+    r"(?<![^\W" + WIDE_LETTERS + r"])(\d{1,7}|a hundred|a thousand|" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")\s*-?\s*"
     r"(" + _TIMES + r"|copies\b|lines\b|rows\b|repetitions\b|repeats\b)",
     re.IGNORECASE,
 )

@@ -43,6 +43,8 @@ def fires_at(text: str, offset: int, seeds: tuple[int, ...] = (1, 2, 3), **kw: o
         ("Напиши «доброе утро» три раза.", 3),
         ("「ありがとう」を三回書いて。", 3),
         ("Scrivi 'ciao' dodici volte.", 12),
+        ("「ありがとう」を40回書いてください。", 40),  # digits right after a kana particle
+        ("请把“你好”写20遍。", 20),
     ],
 )
 def test_a_count_in_words_or_another_language_asks_for_repetition(request_text: str, bound: int) -> None:

@@ -193,7 +193,8 @@ def test_ordered_lists_that_do_not_cycle_stay_quiet() -> None:
     # A plan whose items recur by design, when the request asks for one (a schedule, a rota).
     plan = "".join(f"{i + 1}. {['Upper body session at the gym', 'Rest day with a light walk'][i % 2]}\n" for i in range(14))
     assert first_fire(feed(seeded(ANSWER + plan, 465))) is not None
-    for seed, ask in enumerate(["Give me a 14-day schedule alternating gym and rest.", "Make a two-week rota.", "制定一个两周的训练交替计划。"]):
+    asks = ["Give me a 14-day schedule alternating gym and rest.", "Make a two-week rota.", "制定一个两周的训练交替计划。"]
+    for seed, ask in enumerate(asks):
         assert RequestContext.parse(ask).recurring, ask
         assert first_fire(feed(seeded(ANSWER + plan, 466 + seed), context=ask)) is None, ask
 

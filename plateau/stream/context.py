@@ -49,6 +49,14 @@ _COUNT = re.compile(
     r"(" + _TIMES + r"|copies\b|lines\b|rows\b|repetitions\b|repeats\b)",
     re.IGNORECASE,
 )
+#: A count of times followed by a comparative or a period of time is a ratio or a frequency
+#: ("twice as much", "three times larger", "twice a day"; list ``count-comparatives``), not a
+#: request for repetition: taken out of the request before its counts are read.
+_RATIO = re.compile(
+    r"(?:(?<![^\W" + WIDE_LETTERS + r"])(?:\d{1,7}|a hundred|a thousand|" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")"
+    r"\s*-?\s*(?:" + _TIMES + r")|\b(?:twice|thrice|once))\s+" + lexicon.alternation("count-comparatives"),
+    re.IGNORECASE,
+)
 _CJK_COUNT = re.compile("([" + "".join(_NUMERALS) + r"]{1,8})\s*(?:" + _TIMES + ")")
 _TIMES_ONLY = re.compile(_TIMES + "$", re.IGNORECASE)
 _TIMES_WORD = re.compile(r"\b(twice|thrice)\b", re.IGNORECASE)
@@ -179,19 +187,20 @@ class RequestContext:
         if not isinstance(text, str):
             raise TypeError(f"context must be a str or None, got {type(text).__name__}")
         text = text[-4000:]
+        asked = _RATIO.sub(" ", text)  # the request without its ratios and frequencies
         counts: list[int] = []
         times = False  # a count of times ("four times", "15 fois") asks for repetition by itself
-        for m in _COUNT.finditer(text):
+        for m in _COUNT.finditer(asked):
             word = m.group(1).lower()
             word = word.removeprefix("a ")
             counts.append(int(word) if word.isdigit() else _WORDS.get(word, 0))
             times = times or bool(_TIMES_ONLY.match(m.group(2)))
-        for m in _CJK_COUNT.finditer(text):
+        for m in _CJK_COUNT.finditer(asked):
             counts.append(_cjk_number(m.group(1)))
             times = True
-        twice = [_WORDS[m.group(1).lower()] for m in _TIMES_WORD.finditer(text)]
+        twice = [_WORDS[m.group(1).lower()] for m in _TIMES_WORD.finditer(asked)]
         counts += twice
-        asks = times or bool(twice) or bool(_REPEAT.search(text))
+        asks = times or bool(twice) or bool(_REPEAT.search(asked))
         quoted = [u for u in (_norm(next(g for g in m.groups() if g is not None)) for m in _QUOTED.finditer(text)) if u]
         # A colon introduces what follows it ("Say it with me: I am calm."): the rest of its line
         # is named as quotation marks would name it -- but it may be an instruction ("do this 20

@@ -54,6 +54,37 @@ def test_a_count_in_words_or_another_language_asks_for_repetition(request_text: 
     assert ctx.requested and ctx.bound == bound
 
 
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Her grandparents gave her twice as much as her parents. How much is left?",
+        "Tom has three times as many apples as Ann. How many do they have together?",
+        "A car is 3 times faster than a bike; how long does the bike take?",
+        "The tank is 5 times larger than the cup.",
+        "Take the tablet twice a day for a week.",
+        "Il a deux fois plus de pommes que Marie.",
+        "Tiene tres veces más libros que su hermano.",
+        "У него в три раза больше яблок.",
+    ],
+)
+def test_a_ratio_or_a_frequency_is_no_count_of_times(request_text: str) -> None:
+    """A count of times followed by a comparative or a period of time ("twice as much", "three
+    times larger", "twice a day") is a ratio or a frequency, as math word problems state them:
+    the request asks for no repetition, and a loop in the answer fires by its 4th copy."""
+    ctx = RequestContext.parse(request_text)
+    assert not ctx.requested and ctx.bound is None
+    unit = "Wait, let me recompute the total once more to be sure.\n"
+    text = "The answer is 35.\n" + unit * 8
+    fourth = len("The answer is 35.\n") + 3 * len(unit)  # where the 4th copy begins
+    for seed in (1, 2, 3):
+        chunks = seeded(text, seed)
+        res = first_fire(chunks, context=request_text)
+        assert res.fired and chunk_of(chunks, fourth) <= res.fired_at_chunk <= chunk_of(chunks, fourth + len(unit) - 1), (seed, res)
+    assert res.reason == "stream.period"
+    # the same counts asking for output are counts of times
+    assert RequestContext.parse("Say it three times, then twice as loud.").requested
+
+
 def test_volume_and_plain_requests_ask_for_nothing() -> None:
     assert not RequestContext.parse("Write 500 lines of code for the parser.").requested
     assert not RequestContext.parse("Résume ce fichier en trois points.").requested

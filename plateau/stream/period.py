@@ -63,6 +63,7 @@ import re
 
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
+from plateau.stream.fold import fold
 from plateau.stream.result import Armed, Fire
 from plateau.stream.text import boundary_shift, content_length, count_words, is_token_run, match_back, primitive_period
 
@@ -249,10 +250,10 @@ class PeriodDetector:
         if "\n" in unit and need == cfg.unit_copies * p:
             need = min(need - self._marker(s, begin - b.s0, p, begin == 0), self._first_line(unit, (begin - b.s0 - (x - p + 1)) % p, p))
         start = begin
-        if words and p >= cfg.copy_unit and not quoted and need - p >= cfg.min_copies * p:
-            st = self._earlier(s, begin - b.s0, p)
-            if st >= 0:  # the unit's first copy came before the run, one interruption back
-                start, need = b.s0 + st, need - p
+        if words and p >= cfg.copy_unit and not quoted:
+            st, earlier = self._earlier(s, begin - b.s0, p)
+            if earlier:  # copies of the unit came before the run: they count, the run holds two at least
+                start, need = b.s0 + st, max(need - earlier * p, 2 * p)
         reason = "stream.run" if p == 1 and (token or unit.isalnum()) else "stream.period"
         reach = max(start + need - 1, cfg.min_chars - 1)
         if reach > b.s0 + x:
@@ -261,10 +262,15 @@ class PeriodDetector:
         return self._fire(s, b.s0, x, p, run, begin, reach, reason)
 
     @staticmethod
-    def _earlier(s: str, i: int, p: int) -> int:
+    def _earlier(s: str, i: int, p: int) -> tuple[int, int]:
         """Where the run starting at index ``i`` of ``s`` (period ``p``) has its first whole copy,
-        when its unit was written once before the run with at most one copy's length of other
-        text between; -1 otherwise.
+        and how many copies of its unit came before the run: ``(start, 1)`` when the unit was
+        written once before it with at most one copy's length of other text between, ``(start,
+        2)`` when that text is itself a copy once bracket and punctuation padding and whitespace
+        are folded (the copies are then adjacent, as issue 23's rule compares them); ``(start,
+        1)`` too when no verbatim copy precedes the run but the text right before it folds to
+        one (a JSON object written again without its opening brace: the run begins inside the
+        unit, after the brace); ``(i, 0)`` otherwise.
 
         A reader counts a unit's copies from its first appearance (issue 23's reading rule): a
         line written, another line, then the first line again and again (``A B A A A``) is four
@@ -278,9 +284,20 @@ class PeriodDetector:
         k = s.find("\n", i, i + p - 1)
         st = k + 1 if k >= 0 else i
         v = s[st : st + p]
-        if len(v) < p or st - p - 1 < 0:
-            return -1
-        return st if s.rfind(v, max(0, st - 2 * p), st - 1) >= 0 else -1
+        if len(v) < p or st < p - p // 4:
+            return i, 0
+        q = s.rfind(v, max(0, st - 2 * p), st - 1) if st > p else -1
+        if q >= 0:
+            return st, 2 if fold(s[q + p : st]) == fold(v) else 1
+        # No verbatim copy: the copy right before the run may differ by its padding or spacing
+        # alone (an opening brace left out), the run then beginning inside the unit. That copy
+        # starts the text or follows whitespace, within a quarter of a copy of one period back.
+        fv = fold(v)
+        if fv:
+            for x in range(max(0, st - p - p // 4), max(0, st - p + p // 4 + 1)):
+                if (x == 0 or s[x - 1].isspace()) and fold(s[x:st]) == fv:
+                    return st, 1
+        return i, 0
 
     def _first_line(self, unit: str, phase: int, p: int) -> int:
         """The span at which a unit of several lines has its last copy's first line: ``unit_copies

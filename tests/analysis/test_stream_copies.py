@@ -132,6 +132,24 @@ def test_a_line_written_once_before_its_run_counts_as_its_first_copy() -> None:
         assert first_fire(feed(seeded(far, 420 + seed))) is None
 
 
+def test_a_copy_that_differs_by_its_padding_alone_counts_before_the_run() -> None:
+    """An object written four times, its second copy without its opening brace: the verbatim run
+    begins inside the unit (after the brace) and holds three copies by the end of the 4th object,
+    but the text right before it folds to one copy (padding and spacing folded, issue 23's rule),
+    so the guard fires within the 4th object; three objects stay quiet."""
+    obj = '{"person": ["Ada Lovelace", "Charles Babbage"], "organization": ["Analytical Society"], "location": ["London"]} '
+    for seed, sep in enumerate([" ", "\n"]):
+        copy = obj.rstrip() + sep
+        text = copy + copy[1:] + copy * 4
+        fourth = len(copy) + len(copy) - 1 + len(copy)  # where the 4th object begins
+        for chunk_seed in (530 + seed, 540 + seed):
+            chunks = seeded(text, chunk_seed)
+            got = first_fire(feed(chunks))
+            assert got is not None and chunk_of(chunks, fourth) <= got <= chunk_of(chunks, fourth + len(copy)), (seed, got)
+        three = copy + copy[1:] + copy + "That is all the entities in the sentence, none of them repeated."
+        assert first_fire(feed(seeded(three, 550 + seed))) is None
+
+
 def test_a_line_that_comes_back_every_other_line_fires_on_its_fourth_copy() -> None:
     """A fixed line between lines that themselves come back (``A B A C A B A``): the chunk that
     brings the newline ending its 4th copy fires (``stream.line_dominance``), never the one

@@ -42,10 +42,11 @@ __all__ = ["RequestContext"]
 _WORDS = {word.lower(): int(value) for word, value in (line.split() for line in lexicon.load("number-words"))}
 _NUMERALS = {char: int(value) for char, value in (line.split() for line in lexicon.load("count-numerals"))}
 _TIMES = lexicon.alternation("count-times")
-# A count starts after a non-word character, or after a letter of a script written without
-# spaces ("「ありがとう」を40回": the digits follow the particle).
+# A number: digits or a number word, after a non-word character or after a letter of a script
+# written without spaces ("「ありがとう」を40回": the digits follow the particle).
+_NUMBER = r"(?<![^\W" + WIDE_LETTERS + r"])(\d{1,7}|a hundred|a thousand|" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")"
 _COUNT = re.compile(
-    r"(?<![^\W" + WIDE_LETTERS + r"])(\d{1,7}|a hundred|a thousand|" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")\s*-?\s*"
+    _NUMBER + r"\s*-?\s*"
     r"(" + _TIMES + r"|copies\b|lines\b|rows\b|repetitions\b|repeats\b)",
     re.IGNORECASE,
 )
@@ -53,8 +54,7 @@ _COUNT = re.compile(
 #: ("twice as much", "three times larger", "twice a day"; list ``count-comparatives``), not a
 #: request for repetition: taken out of the request before its counts are read.
 _RATIO = re.compile(
-    r"(?:(?<![^\W" + WIDE_LETTERS + r"])(?:\d{1,7}|a hundred|a thousand|" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")"
-    r"\s*-?\s*(?:" + _TIMES + r")|\b(?:twice|thrice|once))\s+" + lexicon.alternation("count-comparatives"),
+    r"(?:" + _NUMBER + r"\s*-?\s*(?:" + _TIMES + r")|\b(?:twice|thrice|once))\s+" + lexicon.alternation("count-comparatives"),
     re.IGNORECASE,
 )
 _CJK_COUNT = re.compile("([" + "".join(_NUMERALS) + r"]{1,8})\s*(?:" + _TIMES + ")")

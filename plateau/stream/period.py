@@ -22,7 +22,8 @@ root -- a rule stated in copies of the unit, for every unit length (counted with
 whitespace as one character: indentation is not content): a unit of ``copy_unit``
 (16) characters or more with a word fires by its fourth copy, counting from the first (issue
 23's reading rule; a copy written once before the run, one interruption of at most a copy's
-length back -- ``A B A A A`` --, is the first; a line inside an open code fence -- quoted output -- needs 12) -- a unit of
+length back -- ``A B A A A`` --, is the first, and copies before the run that differ by padding
+and spacing alone count: :meth:`PeriodDetector._earlier`; a line inside an open code fence -- quoted output -- needs 12) -- a unit of
 several lines once the first line of its fourth copy is complete, the line by which a reader
 recognises the copy (a stream cut by its token limit inside that copy is caught); a shorter
 unit with a word (a syllable, a word, a one-word line) once it covers
@@ -292,11 +293,12 @@ class PeriodDetector:
         # No verbatim copy: the copy right before the run may differ by its padding or spacing
         # alone (an opening brace left out), the run then beginning inside the unit. That copy
         # starts the text or follows whitespace, within a quarter of a copy of one period back.
-        fv = fold(v)
-        if fv:
-            for x in range(max(0, st - p - p // 4), max(0, st - p + p // 4 + 1)):
-                if (x == 0 or s[x - 1].isspace()) and fold(s[x:st]) == fv:
-                    return st, 1
+        fv, lo = fold(v), max(0, st - p - p // 4)
+        if not fv or not fold(s[lo:st]).endswith(fv):  # one fold decides the common case
+            return i, 0
+        for x in range(lo, max(0, st - p + p // 4 + 1)):
+            if (x == 0 or s[x - 1].isspace()) and fold(s[x:st]) == fv:
+                return st, 1
         return i, 0
 
     def _first_line(self, unit: str, phase: int, p: int) -> int:

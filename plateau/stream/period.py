@@ -292,12 +292,14 @@ class PeriodDetector:
             return st, 2 if fold(s[q + p : st]) == fold(v) else 1
         # No verbatim copy: the copy right before the run may differ by its padding or spacing
         # alone (an opening brace left out), the run then beginning inside the unit. That copy
-        # starts the text or follows whitespace, within a quarter of a copy of one period back.
+        # starts the text or follows whitespace, within a quarter of a copy of one period back,
+        # and holds text written before the run (the brace): the run's own text, and the
+        # whitespace before it, are counted as the run's (from ``i``).
         fv, lo = fold(v), max(0, st - p - p // 4)
-        if not fv or not fold(s[lo:st]).endswith(fv):  # one fold decides the common case
+        if not fv or lo >= i or not fold(s[lo:st]).endswith(fv):  # one fold decides the common case
             return i, 0
-        for x in range(lo, max(0, st - p + p // 4 + 1)):
-            if (x == 0 or s[x - 1].isspace()) and fold(s[x:st]) == fv:
+        for x in range(lo, min(i, st - p + p // 4 + 1)):
+            if (x == 0 or s[x - 1].isspace()) and not s[x:i].isspace() and fold(s[x:st]) == fv:
                 return st, 1
         return i, 0
 

@@ -1,0 +1,1 @@
+int emit(void){return 0;}

@@ -1,0 +1,1 @@
+int lex(void){return 0;}

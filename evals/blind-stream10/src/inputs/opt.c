@@ -1,0 +1,1 @@
+int opt(void){return 0;}

@@ -1,0 +1,1 @@
+int parse(void){return 0;}

@@ -208,14 +208,14 @@ class _AsyncLocal:
     async def guard_stream(self, pairs: AsyncIterator[tuple[str, str]], context: str = "") -> AsyncIterator[Any]:
         from plateau.channels import ChannelGuards
 
-        guards = ChannelGuards(context=context)
+        guards = ChannelGuards(context=context, embedder=getattr(self.engine, "embedder", None))
         async for channel, chunk in pairs:
             yield guards.feed(channel, chunk)
 
     def guard_session(self, context: str = "") -> Any:
         from plateau.channels import ChannelGuards
 
-        guards = ChannelGuards(context=context)
+        guards = ChannelGuards(context=context, embedder=getattr(self.engine, "embedder", None))
 
         class _Session:
             async def feed(self, channel: str, chunk: str) -> Any:

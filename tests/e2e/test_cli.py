@@ -45,6 +45,19 @@ def test_replay_jsonl_prints_only_json_lines_with_the_required_keys(real_model, 
     assert "trip" not in cases["example-productive-rollout-poller"]
 
 
+def test_guard_in_process_has_the_semantic_layer_as_a_server_does(capsys) -> None:  # type: ignore[no-untyped-def]
+    """``plateau guard`` without ``--remote`` loads the embedding model as ``plateau serve`` does:
+    a templated re-check loop (the textual layer finds the quoted passage, the semantic layer
+    the restated commentary) fires ``stream.recheck``, within the case's window, as ``plateau
+    eval`` scores it; a guard without the model would read it to the end."""
+    case = ROOT / "evals" / "stream" / "E40-recheck-loop.json"
+    window = json.loads(case.read_text(encoding="utf-8"))["expected"]["fire_between_chunks"]
+    rows = _jsonl(capsys, ["guard", str(case), "--jsonl"])
+    fired = [r for r in rows if r["fired"]]
+    assert fired and fired[0]["reason"] == "stream.recheck", rows[-1]
+    assert window[0] <= fired[0]["chunk"] <= window[1]
+
+
 @pytest.mark.shared("data", "trajectories")
 def test_real_trajectories_are_not_tripped(real_model, capsys) -> None:  # type: ignore[no-untyped-def]
     """On the real SWE-agent runs: marshmallow gets continue on every step; pydicom is never tripped."""

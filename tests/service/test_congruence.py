@@ -61,3 +61,12 @@ def test_local_and_remote_agree_with_the_real_model(real_cached) -> None:  # typ
     with ServerThread(Engine(embedder=real_cached)) as server, Client.remote(server.target) as client:
         remote = _replay(client)
     assert local == remote
+
+
+def test_local_stream_guard_embeds_with_the_engines_embedder_as_the_server_does() -> None:
+    """The in-process stream guard's semantic layer uses the engine's embedder, as the server's
+    ``GuardStream`` does (``plateau guard`` checks the verdicts this gives on the real model)."""
+    with Client.local(embedder=HashingEmbedder()) as client:
+        backend = client._backend
+        assert backend.stream_embedder is backend.engine.embedder is not None
+        assert backend.semantic_background

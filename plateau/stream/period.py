@@ -66,7 +66,7 @@ from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.fold import fold
 from plateau.stream.result import Armed, Fire
-from plateau.stream.text import boundary_shift, content_length, count_words, is_token_run, match_back, primitive_period
+from plateau.stream.text import boundary_shift, content_length, count_words, is_leader_run, is_token_run, match_back, primitive_period
 
 __all__ = ["PeriodDetector"]
 
@@ -245,8 +245,14 @@ class PeriodDetector:
         words = count_words(unit)
         # A run of line breaks (blank lines) is a run of one token too: layout never stacks
         # more than a few (see StreamGuardConfig.digit_run_floor).
-        token = words == 0 and (is_token_run(unit) or self._glued(s, begin - b.s0 - 1, unit) or ("\n" in unit and unit.isspace()))
-        quoted = (self.quoted or self._fences % 2 == 1) and unit.count("\n") == 1 and "```" not in unit
+        in_quote = self.quoted or self._fences % 2 == 1
+        token = words == 0 and (
+            is_token_run(unit)
+            or self._glued(s, begin - b.s0 - 1, unit)
+            or ("\n" in unit and unit.isspace())
+            or (not in_quote and is_leader_run(unit))  # a leader never fills more than a line
+        )
+        quoted = in_quote and unit.count("\n") == 1 and "```" not in unit
         need = cfg.span_required(p, words, token=token, content=content_length(unit), quoted_line=quoted)
         if "\n" in unit and need == cfg.unit_copies * p:
             need = min(need - self._marker(s, begin - b.s0, p, begin == 0), self._first_line(unit, (begin - b.s0 - (x - p + 1)) % p, p))

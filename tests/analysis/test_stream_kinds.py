@@ -150,6 +150,25 @@ def test_a_layout_character_glued_to_a_word_is_a_token_run() -> None:
         assert not first_fire(seeded(layout, 5)).fired
 
 
+@pytest.mark.parametrize("leader", [".", ". ", "\u2026", "\u00b7"])
+def test_a_run_of_leaders_on_its_own_is_a_token_run_outside_quoted_output(leader: str) -> None:
+    """Dots, spaced dots, ellipses or middle dots after a line break fire where the run reaches
+    ``digit_run_floor`` characters (a leader never fills more than a line); the same run inside
+    a code fence is quoted program output (a test runner's dots) and stays layout; leaders of a
+    table of contents never fire."""
+    n = CFG.digit_run_floor
+    for seed in (6, 7):
+        chunks = seeded(ANSWER + leader * (3 * n // len(leader)), seed)
+        res = first_fire(chunks)
+        assert res.fired and res.unit == leader and res.loop_start == len(ANSWER)
+        assert res.fired_at_chunk == chunk_of(chunks, len(ANSWER) + n - 1)
+        assert not first_fire(seeded(ANSWER + leader * ((n - 1) // len(leader)), seed)).fired
+    fenced = ANSWER + "```\n" + "." * (CFG.structural_span_floor - 1) + "\n```\n"
+    assert not first_fire(seeded(fenced, 6)).fired
+    toc = "Contents\n\n" + "".join(f"Chapter {i} {'.' * (60 - len(str(i)))} {7 * i}\n" for i in range(1, 30))
+    assert not first_fire(seeded(toc, 6)).fired
+
+
 def test_quadrupled_tokens_fire_after_four_stuttering_blocks() -> None:
     """Every token quadrupled ('TheTheTheThe') fires when the fourth block in a row stutters."""
     head = pad(ANSWER)

@@ -64,6 +64,10 @@ _MAX_LINE = 512  # characters of a line kept as its key
 _WORDS_IN = 96  # words are counted in the first characters of a line only
 _DIGITS = re.compile(r"\d+")
 _FIELD = re.compile(r"[\d\W_]*")  # a line's leading field: digits and punctuation, up to its first letter
+#: A numbered line's leading field: digits and punctuation, and a time unit glued to a number
+#: (``0.0s-3.0s:``, ``[1m20s]``, ``250ms``), up to the first letter of its text.
+_TIME_FIELD = re.compile(r"(?:[\d\W_]|(?<=\d)(?:ms|min|s|m|h)(?![^\W\d_]))*")
+_TIME_UNIT = re.compile(r"\d(?:ms|min|s|m|h)(?![^\W\d_])")  # a number that is a time: 12s, 250ms
 _NO_RUN = ("", 0, 0, "")  # no numbered run
 _MARKER = re.compile(r"\d{1,4}[.)]\s+")  # an ordered list's item number ("7. ", "12) ")
 
@@ -249,7 +253,8 @@ class LineDetector:
         run of lines that differ only by their numbers; the fire when the run reaches its copies.
 
         A line that opens with a time field -- digits and punctuation up to its first letter,
-        holding two numbers or more: a clock time, a time range -- followed by text of ``line_min_words`` words and ``copy_unit``
+        a time unit glued to a number included (``0.0s-3.0s:``), holding two numbers or more or
+        a number with its time unit: a clock time, a time range, ``[12s]`` -- followed by text of ``line_min_words`` words and ``copy_unit``
         characters fires by its ``unit_copies``-th copy (4), as any unit of that length does,
         copies compared with every run of digits in the field read as ``0`` (as ``stream.drift``
         reads them) and the text after it verbatim: a subtitle line under changing timestamps.
@@ -269,11 +274,11 @@ class LineDetector:
             return _NO_RUN, None
         if key[0].isalpha():  # the common line: no leading field (a letter is neither \d, \W nor _)
             return _NO_RUN, None
-        field = _FIELD.match(key)
+        field = _TIME_FIELD.match(key)
         n = field.end() if field is not None else 0
         if n == 0 or n == len(key):
             return _NO_RUN, None
-        if len(_DIGITS.findall(key, 0, n)) < 2 and (
+        if len(_DIGITS.findall(key, 0, n)) < 2 and _TIME_UNIT.search(key, 0, n) is None and (
             self.quoted or self._fences % 2 == 1 or _MARKER.fullmatch(key, 0, n) is None
         ):
             return _NO_RUN, None

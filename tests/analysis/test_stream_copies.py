@@ -14,6 +14,7 @@ import json
 import random
 import string
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -360,6 +361,25 @@ def test_a_line_under_a_changing_timestamp_fires_on_its_fourth_copy() -> None:
     for seed in range(3):
         res = assert_fires_at(seeded(text, 170 + seed), nls[3])
         assert res.reason == "stream.line_dominance" and res.loop_start == len(ANSWER)
+
+
+@pytest.mark.parametrize("stamp", ["{a}.0s-{b}.0s: ", "[{a}s] ", "{a}m{b:02d}s | "])
+def test_a_line_under_a_time_field_with_units_fires_on_its_fourth_copy(stamp: str) -> None:
+    """A time field whose numbers carry their unit letters (``3.0s-4.0s:``, ``[12s]``,
+    ``1m05s |``: a video or speech transcript's stamps) is a time field as ``00:03`` is: the
+    same text under it fires on the chunk that brings the newline ending the 4th copy; the
+    same stamps over text that changes, or three copies, stay quiet."""
+    body = "I don't know what is going on here right now."
+    text = ANSWER + "".join(stamp.format(a=i, b=i + 1) + body + "\n\n" for i in range(10))
+    nls = [i for i, ch in enumerate(text) if ch == "\n" and i > len(ANSWER) and text[i - 1] != "\n"]
+    for seed in range(3):
+        res = assert_fires_at(seeded(text, 190 + seed), nls[3])
+        assert res.reason == "stream.line_dominance" and res.loop_start == len(ANSWER)
+    items = enumerate("ABCDEFGHIJ")
+    varied = ANSWER + "".join(stamp.format(a=i, b=i + 1) + f"Item {w} is ready for review by the team.\n" for i, w in items)
+    three = ANSWER + "".join(stamp.format(a=i, b=i + 1) + body + "\n" for i in range(3)) + "That was all.\n"
+    for quiet in (varied, three):
+        assert first_fire(feed(seeded(quiet, 190))) is None
 
 
 def test_numbered_lines_that_report_stay_quiet() -> None:

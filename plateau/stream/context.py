@@ -114,6 +114,10 @@ def _cjk_number(text: str) -> int:
 
 
 _NORM = re.compile(r"[^\w]+")
+#: Where a quoted template puts a number: a capital ``N`` or ``X`` standing alone, or ``{n}``,
+#: ``<n>``, ``[#]`` ("write 'Table N: Welcome!' for each table"). Numbers are not words of a
+#: unit (:meth:`RequestContext._names`), so the placeholder is not one either.
+_PLACEHOLDER = re.compile(r"(?<![^\W\d_])[NX](?![^\W\d_])|[{<\[][ \t]*[nNxX#i][ \t]*[}>\]]")
 
 
 def _norm(text: str) -> str:
@@ -201,11 +205,12 @@ class RequestContext:
         twice = [_WORDS[m.group(1).lower()] for m in _TIMES_WORD.finditer(asked)]
         counts += twice
         asks = times or bool(twice) or bool(_REPEAT.search(asked))
-        quoted = [u for u in (_norm(next(g for g in m.groups() if g is not None)) for m in _QUOTED.finditer(text)) if u]
+        spans = (next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(text))
+        quoted = [u for u in (_norm(_PLACEHOLDER.sub(" ", q)) for q in spans) if u]
         # A colon introduces what follows it ("Say it with me: I am calm."): the rest of its line
         # is named as quotation marks would name it -- but it may be an instruction ("do this 20
         # times: write a haiku"), so it never narrows what a request for repetition excuses.
-        after = [u for u in (_norm(m.group(1)) for m in _AFTER_COLON.finditer(text)) if u and u not in quoted]
+        after = [u for u in (_norm(_PLACEHOLDER.sub(" ", m.group(1))) for m in _AFTER_COLON.finditer(text)) if u and u not in quoted]
         units: list[str] = []
         if asks or counts:
             units += quoted
@@ -269,6 +274,12 @@ class RequestContext:
                 return True  # the unit is (a piece of) a named unit
             if whole.search(padded) and not _DIGITS.sub(" ", whole.sub(" ", padded)).strip():
                 return True  # every copy taken out, however many
+        # Numbers inside the unit are not words either: a counter between an item's label and
+        # its text ("Day 3: drink water" for a named "Day N: drink water") is compared without them.
+        bare = _DIGITS.sub(" ", unit)
+        if bare != unit and bare.strip():
+            plain = tuple(u for u in (" ".join(_DIGITS.sub(" ", u).split()) for u in units) if u)
+            return bool(plain) and self._names(bare, plain)
         return False
 
     def opens_with_copies(self, opening: str) -> bool:

@@ -101,6 +101,10 @@ class DriftDetector:
         #: need ``max_copies``, the budget of a quoted line (see
         #: :meth:`StreamGuardConfig.span_required`).
         self.quoted = False
+        #: The request asks for a plan whose items recur by design (a schedule, a routine, a
+        #: daily checklist: :attr:`~plateau.stream.context.RequestContext.recurring`): copies
+        #: that differ by their counters are its days, and need ``max_copies``.
+        self.recurring = False
         self._reset()
 
     def _reset(self) -> None:
@@ -191,7 +195,7 @@ class DriftDetector:
         if run < need:
             self._arm(b, q, exact, run)
         # Copies that differ by words: one copy more than an exact repetition needs.
-        need = max(cfg.drift_copies, budget + 1)
+        need = max(cfg.drift_copies, budget + 1, cfg.max_copies if self.recurring else 0)
         if q < 3 or q * need > end:
             return None
         copies = [kept[end - (i + 1) * q : end - i * q] for i in range(need)][::-1]

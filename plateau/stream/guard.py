@@ -207,7 +207,7 @@ class StreamGuard:
         """A request for a program's output pasted makes every line of the answer quoted output."""
         self._period.quoted = self._lines.quoted = self._drift.quoted = self.context.pastes_output
         self._dialogue.requested = self.context.exchange
-        self._lines.recurring = self.context.recurring
+        self._lines.recurring = self._drift.recurring = self.context.recurring
 
     # ------------------------------------------------------------------ public API
 

@@ -342,19 +342,36 @@ def test_a_hex_dump_of_a_repeated_pattern_is_data_not_a_glued_word() -> None:
     assert res.fired and res.reason == "stream.stutter", res
 
 
+def test_a_labelled_counter_fires_on_the_newline_of_its_fourth_copy() -> None:
+    """``Step 12: <text>``, ``Step 13: <text>``, ...: an item's label and number is numbering, as
+    ``12. `` is; the same text under it fires on the chunk that brings the newline ending its
+    fourth copy, the unit being the text without its numbering."""
+    text_ = "I will open the config file again and check whether the port value is set correctly."
+    lines = [f"Step {i}: {text_}\n" for i in range(12, 40)]
+    head = "Let me fix the port problem.\n"
+    text = head + "".join(lines)
+    newline = len(head) + sum(len(x) for x in lines[:4]) - 1
+    for seed in (7, 8):
+        chunks = seeded(text, seed, 2, 12)
+        res = first_fire(chunks)
+        assert (res.reason, res.unit, res.loop_start) == ("stream.line_dominance", text_, len(head))
+        assert res.fired_at_chunk == chunk_of(chunks, newline)
+    three = head + "".join(lines[:3]) + "Step 15: Now the port is set, so I restart the service.\n"
+    assert not first_fire(seeded(three, 7, 2, 12)).fired
+
+
 def test_counter_drift_fires_on_its_fourth_copy() -> None:
-    """A sentence whose only change is a counter fires as drifting copies, one copy after the exact rule."""
-    lines = [f"Step {i}: I will open the config file again and check whether the port value is set correctly.\n" for i in range(12, 40)]
+    """A sentence whose only change is a counter inside it fires as drifting copies, one copy after the exact rule."""
+    lines = [f"I will open the config file again (try {i}) and check whether the port value is set correctly.\n" for i in range(12, 40)]
     head = "Let me fix the port problem.\n"
     text = head + "".join(lines)
     chunks = seeded(text, 7, 2, 12)
     res = first_fire(chunks)
     fourth = len(head) + sum(len(x) for x in lines[:4])
-    assert res.fired and res.reason == "stream.drift" and res.unit is not None and res.unit.startswith("Step ")
+    assert res.fired and res.reason == "stream.drift" and res.unit is not None and res.unit.startswith("I will open")
     assert fourth <= res.chars <= fourth + 3 * B  # the fourth copy is complete, within a few blocks
     again = first_fire(fixed(text, 11))
     assert (again.reason, again.loop_start, again.cut_offset) == (res.reason, res.loop_start, res.cut_offset)
-    assert res.fired_at_chunk == 64  # seeded regression value
 
 
 def test_drifting_words_loop_fires_but_an_enumeration_does_not() -> None:

@@ -369,6 +369,21 @@ def test_a_request_that_quotes_its_unit_excuses_an_answer_made_of_copies_of_it()
     assert res.fired and cap < res.chars < cap + 64
 
 
+def test_numbered_copies_the_request_asks_for_by_a_template_or_a_plan_stay_quiet() -> None:
+    """The same text under each item's label and number (``Day 3: ...``) fires on its fourth
+    copy when nothing asks for it; a request that quotes it as a template with a placeholder
+    for the number (``'Day N: ...'``) names it, and a request for a plan whose items recur by
+    design (a 7-day checklist) makes it the plan: both stay quiet to the end."""
+    line = "Drink eight glasses of water and take a short walk."
+    text = "".join(f"Day {i}: {line}\n" for i in range(1, 8))
+    fires_at(text, sum(len(f"Day {i}: {line}\n") for i in range(1, 5)) - 1)
+    asks = (f"Make me a list with one line per day, each line 'Day N: {line}'", "Write a 7-day plan: every day, drink water and walk.")
+    for ask in asks:
+        for seed in (1, 2):
+            assert not first_fire(seeded(text, seed), context=ask).fired, ask
+    assert RequestContext.parse("Label them '{n}. Slide X: Intro'").named[0] == "slide intro"
+
+
 def test_a_loop_after_the_answer_s_own_words_is_not_the_quoted_text_asked_for() -> None:
     """The same quote, but the answer opens with words of its own and falls into a loop on the
     quoted words: the request does not excuse it, and it fires on the same chunk as it does

@@ -184,7 +184,9 @@ class StreamGuard:
         self._due = _NEVER  # the earliest offset an armed fire falls due at
         self._probed = -1  # the absolute offset of the last half-block probe
         self._wake = cfg.block // 2  # the stream length from which feed must look again
-        self._quiet = dict(GuardResult(fired=False, chars=0).__dict__)
+        # A quiet result's fields that differ from GuardResult's class defaults (a frozen
+        # dataclass keeps its field defaults on the class): set on each chunk's new result.
+        self._quiet: dict[str, Any] = {"fired": False}
         self._result = GuardResult(fired=False, chars=0)
 
     def reset(self) -> None:
@@ -521,8 +523,8 @@ class StreamGuard:
         sem = self._semantic
         assert sem is not None
         if not sem.recurring:
-            if self._quiet["steer"]:
-                self._quiet.update(steer=False, message=None)
+            if self._quiet.get("steer"):
+                self._quiet = {"fired": False}
             return None
         fresh = self._novelty.fresh_fraction
         # Program output the request asks to paste is not the model's sentences: its lines

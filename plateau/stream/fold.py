@@ -71,6 +71,9 @@ WIDE_PADDING = (
 _WIDE = str.maketrans(dict.fromkeys(WIDE_PADDING, " "))
 _PADC = "[" + re.escape(PADDING) + "]*"
 _SEP = "[-\\s" + WIDE_PADDING + "]"  # a separator between tokens: whitespace, a hyphen or CJK punctuation
+#: What may follow a copy before the next one begins: padding and separators in any order
+#: (``(go on) ( (go on)``, ``yes!] [yes``), all of which the fold drops.
+_TRAIL = "[" + re.escape(PADDING) + "\\-\\s" + WIDE_PADDING + "]*"
 _SPACES = re.compile(r"\s+")
 
 
@@ -220,7 +223,7 @@ class FoldDetector:
         """The last run of adjacent raw copies of the folded ``unit`` in ``s`` (start, end indices)."""
         toks = unit.split()
         between = _PADC + _SEP + "[-\\s" + re.escape(PADDING) + WIDE_PADDING + "]*"
-        pattern = re.compile(r"(?<!\w)" + _PADC + between.join(_PADC.join(map(re.escape, t)) for t in toks) + _PADC + _SEP + "*")
+        pattern = re.compile(r"(?<!\w)" + _PADC + between.join(_PADC.join(map(re.escape, t)) for t in toks) + _TRAIL)
         lo = max(0, len(s) - 8 * len(unit) * (copies + 1) - 256)
         chain: list[tuple[int, int]] = []
         for m in pattern.finditer(s, lo):

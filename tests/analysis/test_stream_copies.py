@@ -273,6 +273,19 @@ def test_a_padded_chant_fires_once_its_copies_cover_96_characters() -> None:
         assert first_fire(one) == content_reach(text, len(head))
 
 
+def test_a_chant_whose_padding_mixes_brackets_and_spaces_between_copies_fires_from_its_first_copy() -> None:
+    """Padding between two copies may mix closing and opening brackets with spaces in any order
+    (``(go on) ( (go on)``, ``yes!] [yes``): the copies stay adjacent, so the span is counted
+    from the first copy and fires where it covers span_floor characters, as with simple padding."""
+    for seed, phrase in enumerate(["go on", "yes sir"]):
+        rng = random.Random(30 + seed)
+        seps = [" ", ") ( ", "] [", " ( ", ") ", "\n", "!] ["]
+        text = "Sure thing, I will do that now.\n" + "".join("(" + phrase + rng.choice(seps) for _ in range(60))
+        begin = text.index("(")
+        res = assert_fires_at(seeded(text, 40 + seed), content_reach(text, begin))
+        assert res.reason == "stream.period" and res.loop_start == begin
+
+
 def test_indentation_is_not_content() -> None:
     """Lines whose content is short but whose indentation is long ('None,' as the 8 arguments of
     a call), and an indented tree whose lines repeat once folded, stay quiet: units are measured

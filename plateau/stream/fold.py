@@ -68,12 +68,19 @@ WIDE_PADDING = (
     "\u300c\u300d\u300e\u300f\uff08\uff09\u3010\u3011\u300a\u300b\u3008\u3009"  # 「」『』（）【】《》〈〉
     "\u201c\u201d\u2018\u2019"  # curly quotes
 )
-_WIDE = str.maketrans(dict.fromkeys(WIDE_PADDING, " "))
+#: Emoji and pictographs (Miscellaneous Symbols, Dingbats, U+1F300-U+1FAFF), with the variation
+#: selector and the zero-width joiner that build their sequences: decoration between a chant's
+#: copies ("so good 🎉 so good ✨"), which the fold reads as a space as it does CJK punctuation.
+EMOJI = "\u2600-\u27bf\ufe0f\u200d\U0001f300-\U0001faff"
+_WIDE = str.maketrans(
+    dict.fromkeys(WIDE_PADDING, " ")
+    | dict.fromkeys(map(chr, [*range(0x2600, 0x27C0), *range(0x1F300, 0x1FB00), 0xFE0F, 0x200D]), " ")
+)
 _PADC = "[" + re.escape(PADDING) + "]*"
-_SEP = "[-\\s" + WIDE_PADDING + "]"  # a separator between tokens: whitespace, a hyphen or CJK punctuation
+_SEP = "[-\\s" + WIDE_PADDING + EMOJI + "]"  # a separator between tokens: whitespace, a hyphen, CJK punctuation, an emoji
 #: What may follow a copy before the next one begins: padding and separators in any order
 #: (``(go on) ( (go on)``, ``yes!] [yes``), all of which the fold drops.
-_TRAIL = "[" + re.escape(PADDING) + "\\-\\s" + WIDE_PADDING + "]*"
+_TRAIL = "[" + re.escape(PADDING) + "\\-\\s" + WIDE_PADDING + EMOJI + "]*"
 _SPACES = re.compile(r"\s+")
 
 
@@ -83,7 +90,7 @@ def _content(raw: str) -> int:
 
 
 def _bytes(text: str) -> bytes:
-    """``text`` encoded, CJK punctuation read as spaces, ASCII padding deleted (not yet split)."""
+    """``text`` encoded, CJK punctuation and emoji read as spaces, ASCII padding deleted (not yet split)."""
     if not text.isascii():
         text = text.translate(_WIDE)
     return text.encode().translate(_HYPHEN, _PAD)
@@ -222,7 +229,7 @@ class FoldDetector:
     def _chain(s: str, unit: str, copies: int) -> list[tuple[int, int]]:
         """The last run of adjacent raw copies of the folded ``unit`` in ``s`` (start, end indices)."""
         toks = unit.split()
-        between = _PADC + _SEP + "[-\\s" + re.escape(PADDING) + WIDE_PADDING + "]*"
+        between = _PADC + _SEP + "[-\\s" + re.escape(PADDING) + WIDE_PADDING + EMOJI + "]*"
         pattern = re.compile(r"(?<!\w)" + _PADC + between.join(_PADC.join(map(re.escape, t)) for t in toks) + _TRAIL)
         lo = max(0, len(s) - 8 * len(unit) * (copies + 1) - 256)
         chain: list[tuple[int, int]] = []
@@ -259,7 +266,7 @@ class FoldDetector:
     def _fire(s: str, s0: int, x: int, unit: str, begin: int) -> Fire:
         """One raw copy of the unit: the first of the chain, rotated to a line start when the next copy runs on."""
         toks = unit.split()
-        between = _PADC + _SEP + "[-\\s" + re.escape(PADDING) + WIDE_PADDING + "]*"
+        between = _PADC + _SEP + "[-\\s" + re.escape(PADDING) + WIDE_PADDING + EMOJI + "]*"
         pattern = re.compile(_PADC + between.join(_PADC.join(map(re.escape, t)) for t in toks) + _PADC + _SEP + "*")
         first = begin - s0
         m = pattern.match(s, first)

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from plateau.stream import GuardResult, StreamGuard, StreamGuardConfig
 from plateau.stream.context import RequestContext
 from plateau.stream.fold import fold
+from plateau.stream.text import wide_count
 from tests.support.streams import block_chunk, chunk_of, fourth_copy_line, seeded
 
 CFG = StreamGuardConfig()
@@ -284,6 +285,30 @@ def test_a_chant_whose_padding_mixes_brackets_and_spaces_between_copies_fires_fr
         begin = text.index("(")
         res = assert_fires_at(seeded(text, 40 + seed), content_reach(text, begin))
         assert res.reason == "stream.period" and res.loop_start == begin
+
+
+def test_a_chant_with_emoji_between_its_copies_fires_as_a_padded_chant() -> None:
+    """Emoji between a phrase's copies (``so good 🎉 so good ✨``, a heart with its variation
+    selector, a family joined by zero-width joiners) are decoration the fold reads as spaces:
+    the chant fires where its copies cover span_floor characters; the emoji alone, or emoji
+    between distinct lines, never fire."""
+    rng = random.Random(50)
+    seps = [" \U0001f60a ", " \U0001f389 ", " \u2728 ", " \u2764\ufe0f ", " \U0001f468\u200d\U0001f469\u200d\U0001f467 "]
+    head = "Sure thing, I will do that now.\n"
+    text = head + "".join("so good" + rng.choice(seps) for _ in range(60))
+    # the span in columns, whitespace runs as one, an emoji filling two (the width rule of span_floor)
+    n, reach = 0, None
+    for i in range(len(head), len(text)):
+        if not (text[i].isspace() and text[i - 1].isspace()):
+            n += 1 + wide_count(text[i])
+        if n >= CFG.span_floor:
+            reach = i
+            break
+    assert reach is not None
+    res = assert_fires_at(seeded(text, 60), reach)
+    assert res.reason == "stream.period" and res.loop_start == len(head)
+    lines = "".join(f"\u2705 {w} is ready for the release\n" for w in ("parser", "cache", "router", "index", "queue", "client"))
+    assert first_fire(feed(seeded(head + lines, 60))) is None
 
 
 def test_indentation_is_not_content() -> None:

@@ -360,8 +360,9 @@ class StreamGuardConfig:
         wide character (Han, kana, hangul, emoji) filling two (``"加"`` fires at 48 copies);
         ``max(structural_span_floor, max_copies * period)`` for any other unit without a word
         (a row of two numbers or more included). A unit with a word is
-        measured by its ``content`` -- its length with every run of whitespace counted as one
-        character, so that indentation is not content, and a wide character as two columns
+        measured by its ``content`` -- its length with a run of whitespace counted as at most
+        four characters (one indentation step), so that indentation is not content, and a wide
+        character as two columns
         (:func:`plateau.stream.text.content_length`; default: ``period``): shorter than
         ``copy_unit``, its copies must hold ``span_floor`` characters of content
         (``ceil(span_floor * period / content)`` characters, at least ``min_copies`` copies);

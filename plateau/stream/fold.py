@@ -20,8 +20,9 @@ propose periods, galloping slice comparisons measure the run; one folded copy is
 repetition) and applies the rule for short units: a unit shorter than ``copy_unit`` folded
 characters fires once its raw copies -- from the first copy's opening bracket, found in the
 raw tail by a pattern of the unit's tokens with any padding between them -- cover
-``span_floor`` (96) characters, a run of whitespace counted as one (spacing is not content,
-padding is: the reader sees it), and hold ``min_copies`` folded copies. A span not yet
+``span_floor`` (96) characters, a run of whitespace counted as at most four (one
+indentation step: a longer run is indentation or alignment, not content; padding is content:
+the reader sees it), and hold ``min_copies`` folded copies. A span not yet
 complete is armed at the offset where it can first be (:class:`~plateau.stream.result.Armed`)
 and confirmed on the chunk that brings it by folding the raw span once (re-armed further on
 when runs of whitespace left it short). Only
@@ -82,11 +83,13 @@ _SEP = "[-\\s" + WIDE_PADDING + EMOJI + "]"  # a separator between tokens: white
 #: (``(go on) ( (go on)``, ``yes!] [yes``), all of which the fold drops.
 _TRAIL = "[" + re.escape(PADDING) + "\\-\\s" + WIDE_PADDING + EMOJI + "]*"
 _SPACES = re.compile(r"\s+")
+_LONG_SPACES = re.compile(r"\s{5,}")  # a run counts WHITESPACE_RUN (4) columns at most
 
 
 def _content(raw: str) -> int:
-    """Columns of ``raw`` with every run of whitespace counted as one (a wide character counts two)."""
-    return len(_SPACES.sub(" ", raw)) + wide_count(raw)
+    """Columns of ``raw`` with every run of whitespace counted as at most
+    :data:`~plateau.stream.text.WHITESPACE_RUN` (4) (a wide character counts two)."""
+    return len(_LONG_SPACES.sub("    ", raw)) + wide_count(raw)
 
 
 def _bytes(text: str) -> bytes:
@@ -208,8 +211,9 @@ class FoldDetector:
             return None
         s_raw, s0 = b.s, b.s0
         begin = s0 + chain[0][0]
-        # The span is counted as the raw text with every run of whitespace one character
-        # (indentation and spacing are not content; padding is): it must reach span_floor.
+        # The span is counted as the raw text with every run of whitespace at most four
+        # characters (indentation is not content; spacing as it stands and padding are): it
+        # must reach span_floor.
         raw = s_raw[chain[0][0] :]
         if letter and "\n" in raw:  # a column of one letter is layout (a diagram, a grid)
             return None

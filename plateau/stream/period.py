@@ -18,8 +18,8 @@ consecutive positions ending at the anchor with ``t[j] == t[j - p]`` (the quanti
 "runs" of Main and Lorentz [2]_ and Kolpakov and Kucherov [3]_) -- by galloping slice
 comparisons. A repetition covers ``run + p`` characters, ``(run + p) / p`` copies of the unit;
 it fires once that reaches :meth:`StreamGuardConfig.span_required` for the unit's primitive
-root -- a rule stated in copies of the unit, for every unit length (counted with runs of
-whitespace as one character: indentation is not content): a unit of ``copy_unit``
+root -- a rule stated in copies of the unit, for every unit length (counted with a run of
+whitespace as at most four characters: indentation is not content): a unit of ``copy_unit``
 (16) characters or more with a word fires by its fourth copy, counting from the first (issue
 23's reading rule; a copy written once before the run, one interruption of at most a copy's
 length back -- ``A B A A A`` --, is the first, and copies before the run that differ by padding

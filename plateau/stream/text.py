@@ -137,11 +137,22 @@ def wide_count(text: str) -> int:
     return sum(1 for ch in text if ch > "\u10ff" and east_asian_width(ch) in "WF")
 
 
-def content_length(unit: str) -> int:
-    """Columns of a periodic ``unit`` with every run of whitespace counted as one character.
+#: Columns a run of whitespace counts at most: one indentation step (a line break and a blank
+#: line, a few spaces between words or copies read as they stand; longer runs are indentation
+#: or alignment, not content).
+WHITESPACE_RUN = 4
+_WS_RUN = re.compile(r"\s{%d,}" % (WHITESPACE_RUN + 1))
 
-    Indentation and padding spaces are not content: ``"            None,\\n"`` is 6, ``"the "``
-    4. A wide character (:func:`wide_count`: Han, kana, hangul, fullwidth forms, emoji) counts
+
+def content_length(unit: str) -> int:
+    """Columns of a periodic ``unit`` with a run of whitespace counted as at most
+    :data:`WHITESPACE_RUN` (4) characters.
+
+    A reader reads a space, a line break or a blank line as it stands; a longer run of
+    whitespace is indentation or alignment, not content: ``"            None,\\n"`` is 9 (its
+    13-character run counts 4), ``"  court\\n\\n"`` 9, ``"the "`` 4. (Counting every run as one
+    character made the copies of a short unit between blank lines, or spaced by two to four
+    spaces, cover more than the reader's 96 characters before they fired.) A wide character (:func:`wide_count`: Han, kana, hangul, fullwidth forms, emoji) counts
     two: the reader's bounds of the firing rule are stated in characters of a line of text
     (half a line to a line), and a wide character fills two of its columns -- ``"是的,"`` is 5,
     ``"加"`` 2. The unit is read as a cycle (a run of whitespace that wraps from its end to its
@@ -152,8 +163,7 @@ def content_length(unit: str) -> int:
         return 1 if unit else 0
     j = m.start()
     r = unit[j:] + unit[:j]
-    n = len(" ".join(r.split())) + wide_count(unit)
-    return n + 1 if r[-1].isspace() else n
+    return len(r) - sum(max(0, len(w) - WHITESPACE_RUN) for w in _WS_RUN.findall(r)) + wide_count(unit)
 
 
 def is_token_run(unit: str) -> bool:

@@ -970,10 +970,13 @@ def _brute_period_fire(text: str, cfg: StreamGuardConfig) -> int | None:
             if len(unit) < cfg.copy_unit and not any(ch.isspace() for ch in unit) and not all(ch in layout for ch in unit):
                 return max(cfg.digit_run_floor, cfg.min_copies * len(unit))
             return max(cfg.structural_span_floor, cfg.max_copies * len(unit))
-        # runs of whitespace count as one character, the unit read as a cycle
+        # a run of whitespace counts at most four characters, the unit read as a cycle
         first = next((i for i, ch in enumerate(unit) if not ch.isspace()), 0)
         cyc = unit[first:] + unit[:first]
-        content = sum(1 for i, ch in enumerate(cyc) if not (ch.isspace() and i > 0 and cyc[i - 1].isspace()))
+        content, run = 0, 0
+        for ch in cyc:
+            run = run + 1 if ch.isspace() else 0
+            content += run <= 4
         if content < cfg.copy_unit:
             return max(math.ceil(cfg.span_floor * len(unit) / content), cfg.min_copies * len(unit))
         need = min(math.ceil(cfg.copies_word_budget / words), math.ceil(cfg.copies_char_budget / content))

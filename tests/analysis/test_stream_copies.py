@@ -65,10 +65,13 @@ def assert_fires_at_block(chunks: list[str], offset: int, channel: str = "conten
 
 
 def content_reach(text: str, begin: int, span: int = CFG.span_floor) -> int:
-    """The offset at which ``text[begin:]``, whitespace runs counted as one character, covers ``span``."""
+    """The offset at which ``text[begin:]``, a run of whitespace counted as at most four
+    characters, covers ``span``."""
     n = 0
+    run = 0
     for i in range(begin, len(text)):
-        if not (text[i].isspace() and i > begin and text[i - 1].isspace()):
+        run = run + 1 if text[i].isspace() else 0
+        if run <= 4:
             n += 1
         if n >= span:
             return i
@@ -257,7 +260,7 @@ def _padded_chant(rng: random.Random, phrase: str, copies: int) -> list[str]:
 def test_a_padded_chant_fires_once_its_copies_cover_96_characters() -> None:
     """A two- or three-token phrase with wandering whitespace and brackets (copies equal once folded)
     fires on the chunk whose character makes the copies, from the first one's opening bracket,
-    cover span_floor (96) characters -- a run of whitespace counted as one (spacing is not content)."""
+    cover span_floor (96) characters -- a run of whitespace counted as at most four (indentation is not content)."""
     for seed, phrase in enumerate(["ok got it", "yes sir", "I see"]):
         rng = random.Random(10 + seed)
         copies = _padded_chant(rng, phrase, 60)
@@ -299,7 +302,7 @@ def test_a_chant_with_emoji_between_its_copies_fires_as_a_padded_chant() -> None
     # the span in columns, whitespace runs as one, an emoji filling two (the width rule of span_floor)
     n, reach = 0, None
     for i in range(len(head), len(text)):
-        if not (text[i].isspace() and text[i - 1].isspace()):
+        if not text[i - 4 : i + 1].isspace():  # a whitespace run counts four at most
             n += 1 + wide_count(text[i])
         if n >= CFG.span_floor:
             reach = i
@@ -314,7 +317,7 @@ def test_a_chant_with_emoji_between_its_copies_fires_as_a_padded_chant() -> None
 def test_indentation_is_not_content() -> None:
     """Lines whose content is short but whose indentation is long ('None,' as the 8 arguments of
     a call), and an indented tree whose lines repeat once folded, stay quiet: units are measured
-    with runs of whitespace as one character, and only short units are judged folded."""
+    with a run of whitespace as at most four characters, and only short units are judged folded."""
     call = "    params = State(\n" + "            None,\n" * 8 + "    )\n"
     assert CFG.span_required(18, 1, content=6) == 16 * 18  # 16 copies of a 6-character content
     tree = "".join(f"{'  ' * (2 * i)}#   NULL:\n{'  ' * (2 * i + 1)}#   BitmapNode(size=2 count=1 bitmap=0b1):\n" for i in range(6))

@@ -141,7 +141,7 @@ def wide_count(text: str) -> int:
 #: line, a few spaces between words or copies read as they stand; longer runs are indentation
 #: or alignment, not content).
 WHITESPACE_RUN = 4
-_WS_RUN = re.compile(r"\s{%d,}" % (WHITESPACE_RUN + 1))
+_WS_RUN = re.compile(rf"\s{{{WHITESPACE_RUN + 1},}}")
 
 
 def content_length(unit: str) -> int:
@@ -152,11 +152,12 @@ def content_length(unit: str) -> int:
     whitespace is indentation or alignment, not content: ``"            None,\\n"`` is 9 (its
     13-character run counts 4), ``"  court\\n\\n"`` 9, ``"the "`` 4. (Counting every run as one
     character made the copies of a short unit between blank lines, or spaced by two to four
-    spaces, cover more than the reader's 96 characters before they fired.) A wide character (:func:`wide_count`: Han, kana, hangul, fullwidth forms, emoji) counts
-    two: the reader's bounds of the firing rule are stated in characters of a line of text
-    (half a line to a line), and a wide character fills two of its columns -- ``"是的,"`` is 5,
-    ``"加"`` 2. The unit is read as a cycle (a run of whitespace that wraps from its end to its
-    start is one run), so every rotation of a unit has the same content length.
+    spaces, cover more than the reader's 96 characters before they fired.) A wide character
+    (:func:`wide_count`: Han, kana, hangul, fullwidth forms, emoji) counts two: the reader's
+    bounds of the firing rule are stated in characters of a line of text (half a line to a
+    line), and a wide character fills two of its columns -- ``"是的,"`` is 5, ``"加"`` 2. The
+    unit is read as a cycle (a run of whitespace that wraps from its end to its start is one
+    run), so every rotation of a unit has the same content length.
     """
     m = re.search(r"\S", unit)
     if m is None:

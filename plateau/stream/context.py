@@ -65,6 +65,10 @@ _TIMES_WORD = re.compile(r"\b(twice|thrice)\b", re.IGNORECASE)
 _REPEAT = lexicon.pattern(
     "repetition-requests", prefix=WORD_START + "(", suffix=")", flags=re.IGNORECASE
 )
+#: Words by which a request forbids repetition ("do not repeat words", list
+#: ``repetition-prohibitions``): taken out of the request before it is read for a request for
+#: repetition, as ratios are.
+_NO_REPEAT = lexicon.pattern("repetition-prohibitions", prefix=WORD_START + "(?:", suffix=")", flags=re.IGNORECASE)
 _PASTE = lexicon.pattern("output-requests", prefix=r"\b(", suffix=")", flags=re.IGNORECASE)
 #: Words by which a request asks for an exchange written out (a dialogue, a chat, a script, a
 #: FAQ): the words by which a response presents one (list ``presented-exchange``, its entries
@@ -191,7 +195,8 @@ class RequestContext:
         if not isinstance(text, str):
             raise TypeError(f"context must be a str or None, got {type(text).__name__}")
         text = text[-4000:]
-        asked = _RATIO.sub(" ", text)  # the request without its ratios and frequencies
+        # the request without its ratios and frequencies, and without what it rules out
+        asked = _NO_REPEAT.sub(" ", _RATIO.sub(" ", text))
         counts: list[int] = []
         times = False  # a count of times ("four times", "15 fois") asks for repetition by itself
         for m in _COUNT.finditer(asked):

@@ -33,6 +33,32 @@ def fires_at(text: str, offset: int, seeds: tuple[int, ...] = (1, 2, 3), **kw: o
 
 
 @pytest.mark.parametrize(
+    "request_text",
+    [
+        "Tell me a story about the sea, and please do not repeat words.",
+        "Don't repeat yourself; explain the error once.",
+        "Summarise the report without repeating the introduction.",
+        "Avoid repetition in the answer.",
+        "Écris une histoire et ne te répète pas.",
+        "Cuéntame un cuento, no repitas palabras.",
+        "Schreib eine Geschichte und bitte nicht wiederholen.",
+        "Напиши рассказ, не повторяйся.",
+        "写一个故事，不要重复。",
+        "物語を書いてください。繰り返さないでください。",
+        "이야기를 써 주세요. 반복하지 마세요.",
+    ],
+)
+def test_a_request_that_rules_repetition_out_asks_for_none(request_text: str) -> None:
+    """Naming repetition to forbid it (``repetition-prohibitions``) asks for no repeated output:
+    the request excuses nothing, and a loop in the answer fires where it would without it."""
+    ctx = RequestContext.parse(request_text)
+    assert not ctx.requested and ctx.bound is None
+    text = "Here it is. " + "The waves are blue and calm. " * 12
+    assert first_fire(seeded(text, 1), context=request_text).fired_at_chunk == first_fire(seeded(text, 1)).fired_at_chunk
+    assert RequestContext.parse("Do not forget to repeat the chorus.").requested  # a negation of something else
+
+
+@pytest.mark.parametrize(
     ("request_text", "bound"),
     [
         ("Write the line four times.", 4),

@@ -332,11 +332,11 @@ for s in steps:
     engine.observe("warm", s)
 engine.delete_run("warm"); gc.collect()
 rss0 = rss()
-for r in range(300):
+for r in range(600):
     for s in steps:
         engine.observe(f"run-{r}", s)
 gc.collect(); rss1 = rss()
-for r in range(300):
+for r in range(600):
     engine.delete_run(f"run-{r}")
 gc.collect()
 print(json.dumps({"rss0": rss0, "rss1": rss1, "rss2": rss(), "trims": store.trims, "runs": len(store)}))
@@ -345,8 +345,11 @@ print(json.dumps({"rss0": rss0, "rss1": rss1, "rss2": rss(), "trims": store.trim
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm") or not ctypes.util.find_library("c"), reason="Linux RSS, glibc")
 def test_deleting_runs_gives_memory_back_to_the_operating_system() -> None:
-    """In a fresh process, RSS grown by 300 runs of 20 steps falls back by more than half once they are deleted
-    (the allocator's free memory is returned, not kept for reuse); before, three quarters of it stayed."""
+    """In a fresh process, RSS grown by 600 runs of 20 steps falls back by more than half once they are deleted
+    (the allocator's free memory is returned, not kept for reuse); before, three quarters of it stayed.
+
+    About 2 MiB stay whatever the number of runs (caches filled by the first runs); with 300 runs
+    that was 48-50 % of the growth, at the bound on a clean machine, with 600 about 40 %."""
     import json
     import subprocess
     import sys
@@ -356,7 +359,7 @@ def test_deleting_runs_gives_memory_back_to_the_operating_system() -> None:
                          env={**os.environ, "PYTHONPATH": str(root)}, check=True)
     m = json.loads(out.stdout.strip().splitlines()[-1])
     assert m["runs"] == 0 and m["trims"] >= 1
-    assert m["rss1"] - m["rss0"] > 4, m  # 300 runs of ~20 KiB (their vectors shared: one text set), and the caches
+    assert m["rss1"] - m["rss0"] > 8, m  # 600 runs of ~20 KiB (their vectors shared: one text set), and the caches
     assert m["rss2"] - m["rss0"] < 0.5 * (m["rss1"] - m["rss0"]), m
 
 

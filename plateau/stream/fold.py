@@ -48,7 +48,7 @@ import re
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Armed, Fire
-from plateau.stream.text import count_words, match_back, wide_count
+from plateau.stream.text import cap_whitespace, count_words, match_back, wide_count
 
 __all__ = ["PADDING", "FoldDetector", "fold"]
 
@@ -72,24 +72,24 @@ WIDE_PADDING = (
 #: Emoji and pictographs (Miscellaneous Symbols, Dingbats, U+1F300-U+1FAFF), with the variation
 #: selector and the zero-width joiner that build their sequences: decoration between a chant's
 #: copies ("so good 🎉 so good ✨"), which the fold reads as a space as it does CJK punctuation.
-EMOJI = "\u2600-\u27bf\ufe0f\u200d\U0001f300-\U0001faff"
+_EMOJI_SPANS = ((0x2600, 0x27BF), (0x1F300, 0x1FAFF), (0xFE0F, 0xFE0F), (0x200D, 0x200D))
+EMOJI = "".join(f"{chr(lo)}-{chr(hi)}" if hi > lo else chr(lo) for lo, hi in _EMOJI_SPANS)
 _WIDE = str.maketrans(
-    dict.fromkeys(WIDE_PADDING, " ")
-    | dict.fromkeys(map(chr, [*range(0x2600, 0x27C0), *range(0x1F300, 0x1FB00), 0xFE0F, 0x200D]), " ")
+    dict.fromkeys(WIDE_PADDING, " ") | dict.fromkeys((chr(c) for lo, hi in _EMOJI_SPANS for c in range(lo, hi + 1)), " ")
 )
 _PADC = "[" + re.escape(PADDING) + "]*"
 _SEP = "[-\\s" + WIDE_PADDING + EMOJI + "]"  # a separator between tokens: whitespace, a hyphen, CJK punctuation, an emoji
 #: What may follow a copy before the next one begins: padding and separators in any order
 #: (``(go on) ( (go on)``, ``yes!] [yes``), all of which the fold drops.
 _TRAIL = "[" + re.escape(PADDING) + "\\-\\s" + WIDE_PADDING + EMOJI + "]*"
-_SPACES = re.compile(r"\s+")
-_LONG_SPACES = re.compile(r"\s{5,}")  # a run counts WHITESPACE_RUN (4) columns at most
+#: Between two tokens of one copy: their padding, a separator, then padding and separators.
+_BETWEEN = _PADC + _SEP + _TRAIL
 
 
 def _content(raw: str) -> int:
     """Columns of ``raw`` with every run of whitespace counted as at most
     :data:`~plateau.stream.text.WHITESPACE_RUN` (4) (a wide character counts two)."""
-    return len(_LONG_SPACES.sub("    ", raw)) + wide_count(raw)
+    return len(cap_whitespace(raw)) + wide_count(raw)
 
 
 def _bytes(text: str) -> bytes:
@@ -233,8 +233,7 @@ class FoldDetector:
     def _chain(s: str, unit: str, copies: int) -> list[tuple[int, int]]:
         """The last run of adjacent raw copies of the folded ``unit`` in ``s`` (start, end indices)."""
         toks = unit.split()
-        between = _PADC + _SEP + "[-\\s" + re.escape(PADDING) + WIDE_PADDING + EMOJI + "]*"
-        pattern = re.compile(r"(?<!\w)" + _PADC + between.join(_PADC.join(map(re.escape, t)) for t in toks) + _TRAIL)
+        pattern = re.compile(r"(?<!\w)" + _PADC + _BETWEEN.join(_PADC.join(map(re.escape, t)) for t in toks) + _TRAIL)
         lo = max(0, len(s) - 8 * len(unit) * (copies + 1) - 256)
         chain: list[tuple[int, int]] = []
         for m in pattern.finditer(s, lo):
@@ -270,8 +269,7 @@ class FoldDetector:
     def _fire(s: str, s0: int, x: int, unit: str, begin: int) -> Fire:
         """One raw copy of the unit: the first of the chain, rotated to a line start when the next copy runs on."""
         toks = unit.split()
-        between = _PADC + _SEP + "[-\\s" + re.escape(PADDING) + WIDE_PADDING + EMOJI + "]*"
-        pattern = re.compile(_PADC + between.join(_PADC.join(map(re.escape, t)) for t in toks) + _PADC + _SEP + "*")
+        pattern = re.compile(_PADC + _BETWEEN.join(_PADC.join(map(re.escape, t)) for t in toks) + _PADC + _SEP + "*")
         first = begin - s0
         m = pattern.match(s, first)
         cut = m.end() if m is not None and m.end() > first else first + len(unit)

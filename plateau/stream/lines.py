@@ -517,12 +517,11 @@ class LineDetector:
                 if self._items:
                     self._items = []  # a line that is no list item ends the list
                 rec = self._records
-                if f is not None:
-                    pass
-                elif rec.since >= _NO_TIME and not key[-1].isdigit():  # a worded line, no time line near: only kept (_Records.push)
-                    rec.lines.append((key, key, line_start, False, False))
-                else:
-                    f = self._record(rec, key, line_start, base + nl)
+                if f is None:
+                    if rec.since >= _NO_TIME and not key[-1].isdigit():  # a worded line, no time line near: only kept (_Records.push)
+                        rec.lines.append((key, key, line_start, False, False))
+                    else:
+                        f = self._record(rec, key, line_start, base + nl)
             else:
                 self._run, f = self._numbered(key, line_start, base + nl, self._run)
                 if key and f is None:

@@ -14,6 +14,7 @@ from unicodedata import east_asian_width
 __all__ = [
     "WORD",
     "boundary_shift",
+    "cap_whitespace",
     "content_length",
     "count_words",
     "is_leader_run",
@@ -144,6 +145,12 @@ WHITESPACE_RUN = 4
 _WS_RUN = re.compile(rf"\s{{{WHITESPACE_RUN + 1},}}")
 
 
+def cap_whitespace(text: str) -> str:
+    """``text`` with every run of whitespace longer than :data:`WHITESPACE_RUN` cut to that many
+    spaces (what :func:`content_length` and the fold's span count)."""
+    return _WS_RUN.sub(" " * WHITESPACE_RUN, text)
+
+
 def content_length(unit: str) -> int:
     """Columns of a periodic ``unit`` with a run of whitespace counted as at most
     :data:`WHITESPACE_RUN` (4) characters.
@@ -164,7 +171,7 @@ def content_length(unit: str) -> int:
         return 1 if unit else 0
     j = m.start()
     r = unit[j:] + unit[:j]
-    return len(r) - sum(max(0, len(w) - WHITESPACE_RUN) for w in _WS_RUN.findall(r)) + wide_count(unit)
+    return len(cap_whitespace(r)) + wide_count(unit)
 
 
 def is_token_run(unit: str) -> bool:

@@ -1,0 +1,2 @@
+#include <stddef.h>
+int alloc_init(void) { return 0; }

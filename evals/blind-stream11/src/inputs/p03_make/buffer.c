@@ -1,0 +1,2 @@
+#include <stddef.h>
+int buffer_init(void) { return 0; }

@@ -1,0 +1,2 @@
+#include <stddef.h>
+int crc32_init(void) { return 0; }

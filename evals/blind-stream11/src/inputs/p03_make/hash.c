@@ -1,0 +1,2 @@
+#include <stddef.h>
+int hash_init(void) { return 0; }

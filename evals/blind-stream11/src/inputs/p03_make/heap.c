@@ -1,0 +1,2 @@
+#include <stddef.h>
+int heap_init(void) { return 0; }

@@ -1,0 +1,2 @@
+#include <stddef.h>
+int json_init(void) { return 0; }

@@ -1,0 +1,2 @@
+#include <stddef.h>
+int list_init(void) { return 0; }

@@ -1,0 +1,2 @@
+#include <stddef.h>
+int log_init(void) { return 0; }

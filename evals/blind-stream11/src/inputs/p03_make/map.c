@@ -1,0 +1,2 @@
+#include <stddef.h>
+int map_init(void) { return 0; }

@@ -1,0 +1,2 @@
+#include <stddef.h>
+int queue_init(void) { return 0; }

@@ -1,0 +1,2 @@
+#include <stddef.h>
+int ring_init(void) { return 0; }

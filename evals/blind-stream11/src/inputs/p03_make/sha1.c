@@ -1,0 +1,2 @@
+#include <stddef.h>
+int sha1_init(void) { return 0; }

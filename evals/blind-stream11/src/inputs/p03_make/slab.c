@@ -1,0 +1,2 @@
+#include <stddef.h>
+int slab_init(void) { return 0; }

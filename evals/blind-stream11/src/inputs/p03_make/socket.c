@@ -1,0 +1,2 @@
+#include <stddef.h>
+int socket_init(void) { return 0; }

@@ -1,0 +1,2 @@
+#include <stddef.h>
+int timer_init(void) { return 0; }

@@ -1,0 +1,2 @@
+#include <stddef.h>
+int utf8_init(void) { return 0; }

@@ -58,6 +58,19 @@ class StreamGuardConfig:
         legitimate requested count of ``evals/dev-stream2`` fires and a padded chant of
         ``evals/stream`` fires before its window, so the floor is not lowered. Counted in columns (a wide
         character fills two, see ``digit_run_floor``).
+    glued_span_floor
+        Span, in columns, at which a short unit with a word whose copies abut with nothing
+        between them fires (:func:`plateau.stream.text.is_glued`: ``OfOfOf``,
+        ``<unk><unk>``, ``来了来了``; not a unit of hexadecimal digits alone) (int, 8..10^9,
+        at most ``span_floor``; default 64). No language writes a word glued to itself: the
+        legitimate runs are a laugh, a fixture string in a test, a file mode. Measured on the
+        17,796 real messages of ``scripts/stream_false_alarms.py`` (model responses, tool
+        outputs with source files, test-runner and listing output): no model response holds
+        three glued copies of a unit with two letters, and the longest such run in any message
+        is 55 characters (a test file's ``longcommentlongcomment...`` fixture; the next a
+        test-runner progress line of 45). 64 is above it and is ``min_chars``, the least
+        text the guard judges: a glued run fires as soon as the guard may speak, within the
+        reader's 32-96 bound, where a spaced run waits for ``span_floor``.
     structural_span_floor
         Minimum span, in characters, for a unit without a word that is layout -- whitespace,
         dividers, rules and borders (``-``, ``=``, ``_``, ``*``, ``#``, ``~``, ``.``, ``|``,
@@ -241,6 +254,7 @@ class StreamGuardConfig:
     kgram: int = 16
     block: int = 64
     span_floor: int = 96
+    glued_span_floor: int = 64
     structural_span_floor: int = 256
     min_copies: int = 3
     copy_unit: int = 16
@@ -279,6 +293,7 @@ class StreamGuardConfig:
             "max_period": (1, 65_536),
             "kgram": (2, 64),
             "span_floor": (8, 1_000_000_000),
+            "glued_span_floor": (8, 1_000_000_000),
             "structural_span_floor": (8, 1_000_000_000),
             "min_copies": (2, 64),
             "copy_unit": (2, 4096),
@@ -324,6 +339,7 @@ class StreamGuardConfig:
         pairs = (
             ("kgram", self.kgram <= self.max_period, "at most max_period"),
             ("structural_span_floor", self.structural_span_floor >= self.span_floor, "at least span_floor"),
+            ("glued_span_floor", self.glued_span_floor <= self.span_floor, "at most span_floor"),
             ("max_copies", self.max_copies >= self.min_copies, "at least min_copies"),
             ("unit_copies", self.min_copies <= self.unit_copies <= self.max_copies, "in [min_copies, max_copies]"),
             ("line_max_distinct", self.line_max_distinct < self.line_window, "less than line_window"),
@@ -348,7 +364,9 @@ class StreamGuardConfig:
             return max(self.min_copies, math.ceil(self.span_floor / period))
         return self.unit_copies
 
-    def span_required(self, period: int, words: int, *, token: bool = False, content: int | None = None, quoted_line: bool = False) -> int:
+    def span_required(
+        self, period: int, words: int, *, token: bool = False, content: int | None = None, quoted_line: bool = False, glued: bool = False
+    ) -> int:
         """Characters a repetition of a ``period``-character unit of ``words`` words must cover.
 
         ``max(ceil(digit_run_floor * period / width), min_copies * period)`` for a single-token
@@ -365,7 +383,8 @@ class StreamGuardConfig:
         character as two columns
         (:func:`plateau.stream.text.content_length`; default: ``period``): shorter than
         ``copy_unit``, its copies must hold ``span_floor`` characters of content
-        (``ceil(span_floor * period / content)`` characters, at least ``min_copies`` copies);
+        (``ceil(span_floor * period / content)`` characters, at least ``min_copies`` copies),
+        ``glued_span_floor`` when they abut (``glued``: :func:`plateau.stream.text.is_glued`);
         otherwise ``copies_required(content, words) * period`` (four copies). A
         ``quoted_line`` -- a unit that is one whole line inside an open code fence: quoted
         program output, a log -- needs ``max_copies`` copies (12), the budget measured on real
@@ -380,7 +399,8 @@ class StreamGuardConfig:
             return max(self.structural_span_floor, self.max_copies * period)
         length = period if content is None else max(1, content)
         if quoted_line:
-            return max(self.span_required(period, words, content=content), self.max_copies * period)
+            return max(self.span_required(period, words, content=content, glued=glued), self.max_copies * period)
         if length < self.copy_unit:
-            return max(math.ceil(self.span_floor * period / length), self.min_copies * period)
+            floor = self.glued_span_floor if glued else self.span_floor
+            return max(math.ceil(floor * period / length), self.min_copies * period)
         return self.copies_required(length, words) * period

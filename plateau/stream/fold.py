@@ -125,8 +125,8 @@ class FoldDetector:
     >>> chant = "".join(["(on my way) ", "[on my way,]  ", "on my way!\\n", "on my way; "] * 12)
     >>> guard = StreamGuard()
     >>> res = [guard.feed(c) for c in ["Sure thing. "] + list(chant)]
-    >>> res[-1].reason, res[-1].fired_at_chunk  # the 97th character of the chant: 96 of content
-    ('stream.period', 98)
+    >>> res[-1].reason, res[-1].fired_at_chunk  # the 96th character of the chant: 96 of content
+    ('stream.period', 96)
     """
 
     def __init__(self, config: StreamGuardConfig) -> None:

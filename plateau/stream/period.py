@@ -27,7 +27,8 @@ and spacing alone count: :meth:`PeriodDetector._earlier`; a line inside an open 
 several lines once the first line of its fourth copy is complete, the line by which a reader
 recognises the copy (a stream cut by its token limit inside that copy is caught); a shorter
 unit with a word (a syllable, a word, a one-word line) once it covers
-``span_floor`` (96) characters -- counted from the first copy of an earlier run it goes on
+``span_floor`` (96) characters, ``glued_span_floor`` (64) when its copies abut with nothing
+between them (``OfOfOf``, ``<unk><unk>``) -- counted from the first copy of an earlier run it goes on
 from when its unit drifts (a unit held in the new one, or holding it: ``_name_name/test_name``);
 a run of one token with nothing between its copies (a digit,
 a letter, ``!``, an emoji), or with a separator of spaces and at most one comma or semicolon
@@ -66,7 +67,16 @@ from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.fold import fold
 from plateau.stream.result import Armed, Fire
-from plateau.stream.text import boundary_shift, content_length, count_words, is_leader_run, is_token_run, match_back, primitive_period
+from plateau.stream.text import (
+    boundary_shift,
+    content_length,
+    count_words,
+    is_glued,
+    is_leader_run,
+    is_token_run,
+    match_back,
+    primitive_period,
+)
 
 __all__ = ["PeriodDetector"]
 
@@ -110,7 +120,7 @@ class PeriodDetector:
     >>> guard = StreamGuard()
     >>> res = [guard.feed(c) for c in ["Thinking. "] + ["ny"] * 200]
     >>> res[-1].reason, res[-1].unit, res[-1].fired_at_chunk
-    ('stream.period', 'ny', 48)
+    ('stream.period', 'ny', 32)
     """
 
     def __init__(self, config: StreamGuardConfig) -> None:
@@ -225,7 +235,7 @@ class PeriodDetector:
         # shorter than copy_unit, min_copies copies otherwise; a run that cannot reach it before
         # the next block is analysed is left to that block.
         # (halved for short units: wide characters count two columns).
-        least = min(cfg.span_floor, cfg.digit_run_floor) // 2 if p < cfg.copy_unit else cfg.min_copies * p
+        least = min(cfg.glued_span_floor, cfg.digit_run_floor) // 2 if p < cfg.copy_unit else cfg.min_copies * p
         if run + p + cfg.block < least:
             return None
         unit = s[x - p + 1 : x + 1]
@@ -253,7 +263,8 @@ class PeriodDetector:
             or (not in_quote and is_leader_run(unit))  # a leader never fills more than a line
         )
         quoted = in_quote and unit.count("\n") == 1 and "```" not in unit
-        need = cfg.span_required(p, words, token=token, content=content_length(unit), quoted_line=quoted)
+        glued = words > 0 and p < cfg.copy_unit and is_glued(unit)
+        need = cfg.span_required(p, words, token=token, content=content_length(unit), quoted_line=quoted, glued=glued)
         if "\n" in unit and need == cfg.unit_copies * p:
             need = min(need - self._marker(s, begin - b.s0, p, begin == 0), self._first_line(unit, (begin - b.s0 - (x - p + 1)) % p, p))
         start = begin

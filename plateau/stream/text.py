@@ -17,6 +17,7 @@ __all__ = [
     "cap_whitespace",
     "content_length",
     "count_words",
+    "is_glued",
     "is_leader_run",
     "is_token_run",
     "is_word",
@@ -198,6 +199,32 @@ def is_token_run(unit: str) -> bool:
         return False
     core = toks[0].rstrip(",;")
     return bool(core) and len(toks[0]) - len(core) <= 1 and _LAYOUT.fullmatch(core) is None
+
+
+#: What separates the copies of a unit that holds it: whitespace aside, a list's separators
+#: (``,``, ``;``, ``|``), a path's (``/``, ``\\``) and the fullwidth and CJK comma, semicolon
+#: and stops (``，``, ``；``, ``、``, ``。``).
+_SEPARATORS = frozenset(",;|/\\\uff0c\uff1b\u3001\u3002")
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
+
+
+def is_glued(unit: str) -> bool:
+    """Whether the copies of a periodic ``unit`` abut with nothing between them: ``Of``,
+    ``<unk>``, ``来了`` (``OfOfOf``, ``<unk><unk>``, ``来了来了``).
+
+    True for a unit without whitespace and without a list or path separator (``,``, ``;``,
+    ``|``, ``/``, ``\\``, the fullwidth and CJK comma, semicolon and stops) that holds a run of letters with two
+    different letters (a word or a piece of one), unless it is hexadecimal digits alone
+    (``deadbeef``, ``ab``: a hex literal of a repeated byte pattern is data). A word glued to
+    itself is not how any language writes, and the budget of legitimate glued runs is far
+    below that of spaced ones (:attr:`StreamGuardConfig.glued_span_floor`). A single
+    character repeated (``啊``, ``!``) and status letters between dots (``ss...x``, a test
+    runner's progress) are runs of one token, not glued words. False for the empty unit.
+    """
+    if not unit or set(unit) <= _HEX_DIGITS or any(ch.isspace() or ch in _SEPARATORS for ch in unit):
+        return False
+    return any(len(set(run)) >= 2 for run in _LETTER_RUN.findall(unit))
 
 
 #: Leaders: the characters a line fills with between its text and a number (a table of

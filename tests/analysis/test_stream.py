@@ -142,23 +142,24 @@ def run_start(text: str, begin: int, period: int) -> int:
     return begin
 
 
-def expected_period_fire(text: str, begin: int, period: int, words: int, cfg: StreamGuardConfig = CFG) -> int:
-    """Character offset at which a loop of a ``period``-char, ``words``-word unit must fire."""
-    return run_start(text, begin, period) + cfg.span_required(period, words) - 1
+def expected_period_fire(text: str, begin: int, period: int, words: int, cfg: StreamGuardConfig = CFG, *, glued: bool = False) -> int:
+    """Character offset at which a loop of a ``period``-char, ``words``-word unit must fire
+    (``glued``: its copies abut with nothing between them)."""
+    return run_start(text, begin, period) + cfg.span_required(period, words, glued=glued) - 1
 
 
 # ----------------------------------------------------------------------------- period detector
 
 
-def test_two_char_token_fires_at_the_span_floor() -> None:
-    """A 2-character token repeated without separator ('nynyny') fires once it covers 96 chars."""
+def test_two_char_token_fires_at_the_glued_span_floor() -> None:
+    """A 2-character token repeated without separator ('nynyny') fires once it covers 64 chars."""
     rng = random.Random(1)
     prefix = prose(rng, 300).rstrip() + " "
     text = prefix + "ny" * 400
     chunks = chunked(text, rng, 2, 7)
     res = run(chunks)
-    at = expected_period_fire(text, len(prefix), 2, 1)
-    assert at == len(prefix) + CFG.span_floor - 1 == len(prefix) + 95
+    at = expected_period_fire(text, len(prefix), 2, 1, glued=True)
+    assert at == len(prefix) + CFG.glued_span_floor - 1 == len(prefix) + 63
     assert res.fired and res.reason == "stream.period"
     assert res.fired_at_chunk == chunk_of(chunks, at)  # the chunk that completes the span
     assert (res.unit, res.period, res.loop_start, res.cut_offset) == ("ny", 2, len(prefix), len(prefix) + 2)
@@ -178,14 +179,15 @@ def test_single_word_loop_on_reasoning_channel() -> None:
 
 
 def test_subword_token_loop_without_separator() -> None:
-    """A 6-char sub-word token ('ambigu') repeated with no separator fires at 96 chars."""
+    """A 6-char sub-word token ('ambigu') repeated with no separator fires at 64 chars, on the
+    chunk that brings the 64th (the block ending at character 64 sees the run and arms it)."""
     rng = random.Random(3)
     prefix = "The requirement in the issue is "
     text = prefix + "ambigu" * 200
     chunks = chunked(text, rng, 2, 18)
     res = run(chunks)
     assert res.fired and (res.unit, res.period, res.loop_start) == ("ambigu", 6, len(prefix))
-    assert res.fired_at_chunk == block_chunk(chunks, expected_period_fire(text, len(prefix), 6, 1))
+    assert res.fired_at_chunk == chunk_of(chunks, expected_period_fire(text, len(prefix), 6, 1, glued=True))
 
 
 def test_structural_line_repeated_inside_code_fence() -> None:
@@ -858,7 +860,7 @@ def test_bounded_memory_on_one_megabyte_of_degenerate_text() -> None:
     assert guard.fired and guard.result.chars == mb
     # A guard that cannot fire keeps analysing the whole megabyte: a divider-like line loop
     # (candidate runs, tail trimming) and one endless word (pending-word cap).
-    never = StreamGuardConfig(span_floor=10**9, structural_span_floor=10**9)
+    never = StreamGuardConfig(span_floor=10**9, glued_span_floor=10**9, structural_span_floor=10**9)
     for text in ("--|--\n" * (mb // 6), "ny" * (mb // 2)):
         guard = StreamGuard("content", never)
         _assert_bounded(guard, text)
@@ -978,7 +980,17 @@ def _brute_period_fire(text: str, cfg: StreamGuardConfig) -> int | None:
             run = run + 1 if ch.isspace() else 0
             content += run <= 4
         if content < cfg.copy_unit:
-            return max(math.ceil(cfg.span_floor * len(unit) / content), cfg.min_copies * len(unit))
+            # copies that abut (no whitespace, no list or path separator; a run of two different
+            # letters; not hexadecimal digits alone) need the glued floor
+            seps = set(",;|/\\\uff0c\uff1b\u3001\u3002")
+            letter_runs = "".join(ch if ch.isalpha() else " " for ch in unit).split()
+            glued = (
+                not any(ch.isspace() or ch in seps for ch in unit)
+                and not set(unit) <= set("0123456789abcdefABCDEF")
+                and any(len(set(r)) >= 2 for r in letter_runs)
+            )
+            floor = cfg.glued_span_floor if glued else cfg.span_floor
+            return max(math.ceil(floor * len(unit) / content), cfg.min_copies * len(unit))
         need = min(math.ceil(cfg.copies_word_budget / words), math.ceil(cfg.copies_char_budget / content))
         return len(unit) * min(cfg.unit_copies, max(cfg.min_copies, need))
 

@@ -325,8 +325,10 @@ def test_an_ordered_list_of_one_item_fires_on_its_fourth_number() -> None:
         res = first_fire(chunks)
         assert res.fired and res.reason == "stream.line_dominance", res
         assert res.fired_at_chunk == chunk_of(chunks, fourth_nl)
-    distinct = head + "".join(f"{i}. {w} must be checked before the request is sent.\n" for i, w in enumerate(
-        ["The user id", "The tenant", "The locale", "The version", "The region", "The token", "The scope"], 1))
+    distinct = head + "".join(
+        f"{i}. {w} must be checked before the request is sent.\n"
+        for i, w in enumerate(["The user id", "The tenant", "The locale", "The version", "The region", "The token", "The scope"], 1)
+    )
     assert not first_fire(seeded(distinct, 43)).fired
     fenced = head + "```\n" + "".join(lines[:4]) + "```\nThat is the same line four times.\n"
     assert not first_fire(seeded(fenced, 44)).fired
@@ -341,6 +343,53 @@ def test_a_hex_dump_of_a_repeated_pattern_is_data_not_a_glued_word() -> None:
     prose = "".join(f"Then the reader said WXYZWXYZWXYZWXYZ again and again, line {i}. " for i in range(40))
     res = first_fire(seeded(prose, 46))
     assert res.fired and res.reason == "stream.stutter", res
+
+
+@pytest.mark.parametrize(("unit", "seed"), [("Of", 47), ("ny", 48), ("<unk>", 49), ("the", 50)])
+def test_a_word_glued_to_itself_fires_at_the_glued_floor(unit: str, seed: int) -> None:
+    """Copies that abut with nothing between them fire once they fill ``glued_span_floor`` (64)
+    columns, at the stream's 64th character when the stream starts with them; the same word
+    spaced waits for ``span_floor`` (96)."""
+    run = unit * (200 // len(unit))
+    chunks = seeded(run, seed)
+    res = first_fire(chunks)
+    assert res.fired and res.reason == "stream.period" and res.loop_start == 0
+    need = CFG.glued_span_floor  # characters of ASCII text
+    assert res.fired_at_chunk == chunk_of(chunks, max(need, CFG.min_chars) - 1)
+    after = seeded(ANSWER + run, seed)
+    res = first_fire(after)
+    assert res.fired and res.loop_start == len(ANSWER)
+    assert res.fired_at_chunk == chunk_of(after, len(ANSWER) + need - 1)
+    spaced = seeded(ANSWER + (unit + " ") * (200 // len(unit)), seed)
+    res = first_fire(spaced)
+    assert res.fired and res.fired_at_chunk == chunk_of(spaced, len(ANSWER) + CFG.span_floor - 1)
+
+
+def test_a_glued_run_a_wide_word_counts_columns() -> None:
+    """A two-character Han word glued to itself fills 64 columns at 32 characters."""
+    start = len(ANSWER)
+    chunks = seeded(ANSWER + "来了" * 60, 51)
+    res = first_fire(chunks)
+    assert res.fired and res.unit == "来了" and res.loop_start == start
+    # due at the 32nd character; a run of a short unit first seen by a block's end fires there
+    due = start + CFG.glued_span_floor // 2 - 1
+    assert chunk_of(chunks, due) <= res.fired_at_chunk <= block_chunk(chunks, due)
+    assert not first_fire(seeded(ANSWER + "来了" * 15 + "。" + ANSWER, 51)).fired  # 60 columns
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ANSWER + "card = \"CONTINUE  '" + "longcomment" * 5 + "' / end\"\n" + ANSWER,  # a test fixture, 55 characters
+        ANSWER + "mask = 0x" + "deadbeef" * 8 + "\n" + ANSWER,  # a hex literal of a repeated pattern
+        ANSWER + "Ha" * 12 + "! That is funny.\n" + ANSWER,  # a written laugh
+        ANSWER + "drwxrwxrwx  2 root root 4096 data\n" * 3 + ANSWER,  # a file mode
+    ],
+)
+def test_legitimate_glued_runs_stay_quiet(text: str) -> None:
+    """Glued runs of legitimate text stay below the glued floor, or are hexadecimal data."""
+    for seed in (52, 53):
+        assert not first_fire(seeded(text, seed)).fired
 
 
 def test_a_labelled_counter_fires_on_the_newline_of_its_fourth_copy() -> None:

@@ -18,7 +18,9 @@ candidate is left to the other detectors. A passage quoted again while the comme
 (a failing test quoted after each different fix) is not corroborated. Nor is a template
 filled once per item -- a song's refrain after each verse, a letter's body after each
 greeting -- a re-check: when the lines between the occurrences fill one template with a new item
-each time (:meth:`RecheckDetector._enumerates`), the passage is no candidate.
+each time (:meth:`RecheckDetector._enumerates`), the passage is no candidate; nor is a table's
+header (a passage holding a markdown table's delimiter row), which a document of many tables of
+one shape repeats before each.
 
 Work per block: nothing unless the block ends a line; then one ``split`` and a dict lookup per
 line. Memory: at most 4096 keys of three lines of at most 256 characters.
@@ -51,6 +53,16 @@ _WORDS = re.compile(r"\w+")
 _TOKENS = re.compile(r"\w+|[^\w\s]")
 _HISTORY = 64  # non-blank lines kept to read the gaps between a passage's occurrences
 _DIGITS = re.compile(r"\d+")
+#: A markdown table's delimiter row (``|---|:---:|``, ``--- | ---``): the line under a header.
+_TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?")
+
+
+def _scaffold(lines: tuple[str, ...]) -> bool:
+    """Whether a passage holds a markdown table's delimiter row: the header of a table, which a
+    document of many tables of one shape (a reference's parameter table per endpoint, a
+    comparison per section) opens each of them with -- its scaffold, not a passage quoted to be
+    judged again."""
+    return any(_TABLE_RULE.fullmatch(line) for line in lines)
 
 
 class RecheckDetector:
@@ -141,7 +153,7 @@ class RecheckDetector:
             occ.append(prev[0][1])
             if len(occ) > quotes:
                 del occ[0]
-            if len(occ) >= quotes and not self._enumerates(occ[-quotes:]):
+            if len(occ) >= quotes and not _scaffold(triple) and not self._enumerates(occ[-quotes:]):
                 self.third = occ[-quotes + 2]
                 self.candidate = Fire(
                     at=base + len(piece) - 1,

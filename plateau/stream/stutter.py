@@ -4,7 +4,8 @@ A stuttering stream is not periodic as a whole -- it moves on -- but nearly ever
 twice or more: ``"The The The The cat cat cat cat"`` (a client that duplicates every delta),
 ``"thethethe"``, ``"HelloHelloHelloHello worldworldworldworld"``. A block *stutters* when at
 least a third of its tokens repeat the token just before them (tokens with a letter: ``| yes |
-yes |`` table cells are not doubled, the bar separates; ``0 0 0`` is a matrix, not a stutter), or when
+yes |`` table cells are not doubled, the bar separates; ``0 0 0`` is a matrix, not a stutter; nor
+is a hexadecimal number with a letter, ``aa55 aa55``, a hex dump's repeated byte groups), or when
 its longest token is a shorter token repeated (the primitive-root test: ``w``
 occurs in ``(w + w)[1:-1]``; the root holds a letter, and at most half the block's tokens are
 numbers: in a row of data -- a hex dump's offset and byte groups -- a periodic token is the
@@ -139,7 +140,7 @@ def _example(toks: list[str], first: bool) -> str:
     # Tokens equal to the one before them are at most the tokens that are not distinct: when
     # even those fall short of a third, no pass over the pairs is needed (one C-level set).
     if 3 * (len(toks) - len(set(toks)) + first) >= len(toks) and 3 * (sum(map(eq, toks[1:], toks)) + first) >= len(toks):
-        doubled = [t for t, p in zip(toks[1:], toks, strict=False) if t == p and _LETTER.search(t)]
+        doubled = [t for t, p in zip(toks[1:], toks, strict=False) if t == p and _LETTER.search(t) and not _NUMERAL.fullmatch(t)]
         if doubled and 3 * len(doubled) >= len(toks) - 1:
             example = doubled[-1]
     if not example:

@@ -201,14 +201,16 @@ _SUMMARY = "test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filter
 def test_pasted_test_runner_output_gets_the_quoted_line_budget() -> None:
     """'Run the tests and paste what it prints': identical summary lines in a row are program
     output, judged as lines inside a code fence -- quiet at 6 copies, fired at the 12th
-    (max_copies); without the request the 4th copy fires on its newline. (The run begins at the
-    newline that ends the command line: it equals the summary's last character.)"""
+    (max_copies); without the request the 4th copy fires once its first sentence
+    (``test result: ok.``) is written, by which a reader recognises a copy of one line. (The run
+    begins at the newline that ends the command line: it equals the summary's last character.)"""
     ask = "Run the workspace tests with `cargo test` and paste what it prints."
     assert RequestContext.parse(ask).pastes_output
     head = "$ cargo test\n"
     text = head + _SUMMARY * 6
     assert not first_fire(seeded(text, 10), context=ask).fired
-    fires_at(text, len(head) - 1 + 4 * len(_SUMMARY) - 1)
+    fires_at(text, fourth_copy_line(text, len(head) - 1, len(_SUMMARY)))
+    assert fourth_copy_line(text, len(head) - 1, len(_SUMMARY)) == len(head) - 1 + 3 * len(_SUMMARY) + len("\ntest result: ok.") - 1
     long = head + _SUMMARY * 20
     fires_at(long, len(head) - 1 + 12 * len(_SUMMARY) - 1, context=ask)
 
@@ -568,6 +570,28 @@ def test_a_refrain_after_each_verse_is_no_recheck_candidate() -> None:
     ]
     loop = "".join(t + "\n" + refrain for t in talk)
     for text, candidate in ((song, False), (loop, True)):
+        detector = RecheckDetector(StreamGuardConfig())
+        tail, splitter = Tail(4096, 4096), Splitter()
+        for i in range(0, len(text), 64):  # the guard's 64-character blocks
+            piece = text[i : i + 64]
+            tail.push(piece)
+            detector.update(splitter.block(tail, piece))
+        assert (detector.candidate is not None) is candidate, text[:40]
+
+
+def test_a_table_header_before_each_table_is_no_recheck_candidate() -> None:
+    """A reference whose sections each open a table of one shape repeats the table's header and
+    delimiter row with a line before it: the document's scaffold, no re-check candidate. The
+    same three lines without a delimiter row (a passage quoted before each new look) are one."""
+    from plateau.stream.block import Splitter, Tail
+    from plateau.stream.recheck import RecheckDetector
+
+    endpoints = ["list", "create", "get", "update", "archive", "add member"]
+    header = "**Parameters**\n\n| Name | Type | Required | Description |\n|---|---|---|---|\n"
+    doc = "".join(f"## {e}\n\nThe {e} endpoint.\n\n" + header + f"| `{e}_id` | string | yes | The {e} target. |\n\n" for e in endpoints)
+    quoted = header.replace("|---|---|---|---|", "Every row is one field of the request.")
+    loop = "".join(f"## {e}\n\nThe {e} endpoint.\n\n" + quoted + f"| `{e}_id` | string | yes | The {e} target. |\n\n" for e in endpoints)
+    for text, candidate in ((doc, False), (loop, True)):
         detector = RecheckDetector(StreamGuardConfig())
         tail, splitter = Tail(4096, 4096), Splitter()
         for i in range(0, len(text), 64):  # the guard's 64-character blocks

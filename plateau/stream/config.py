@@ -170,8 +170,9 @@ class StreamGuardConfig:
         repeated, or a short wordless token such as ``0x``, with nothing between its copies or
         a separator of spaces and at most one comma or semicolon on one line (``0, 0, 0``,
         ``b b b``; a column of values, one per line, and rows of two tokens or more stay
-        layout; leaders -- ``.``, ``·``, ``…`` alone, spaced or not -- outside quoted output,
-        :func:`plateau.stream.text.is_leader_run`) (int,
+        layout; leaders -- ``.``, ``·``, ``…`` alone, spaced or not -- after text on their line
+        outside quoted output, :func:`plateau.stream.text.is_leader_run`; a line of nothing but
+        leaders is layout, a test runner's progress) (int,
         8..10^9; default 96): a stream of zeros. Within the reader's 32-96 character bound
         (see ``span_floor``) and above the longest legitimate run, a 64-digit literal (a
         256-bit hash or zero value in hex, a 64-bit mask in binary). Measured on the 6,950

@@ -23,9 +23,10 @@ whitespace as at most four characters: indentation is not content): a unit of ``
 (16) characters or more with a word fires by its fourth copy, counting from the first (issue
 23's reading rule; a copy written once before the run, one interruption of at most a copy's
 length back -- ``A B A A A`` --, is the first, and copies before the run that differ by padding
-and spacing alone count: :meth:`PeriodDetector._earlier`; a line inside an open code fence -- quoted output -- needs 12) -- a unit of
-several lines once the first line of its fourth copy is complete, the line by which a reader
-recognises the copy (a stream cut by its token limit inside that copy is caught); a shorter
+and spacing alone count: :meth:`PeriodDetector._earlier`; a line inside an open code fence that
+names no language -- quoted output -- needs 12, :meth:`PeriodDetector._code_fence`) -- a unit of
+several lines or sentences once the first line or sentence of its fourth copy is complete, by
+which a reader recognises the copy (a stream cut by its token limit inside that copy is caught); a shorter
 unit with a word (a syllable, a word, a one-word line) once it covers
 ``span_floor`` (96) characters, ``glued_span_floor`` (64) when its copies abut with nothing
 between them (``OfOfOf``, ``<unk><unk>``) -- counted from the first copy of an earlier run it goes on
@@ -86,7 +87,16 @@ _KEY = 24  # characters after a boundary that identify it
 _MAX_ANCHORS = 4096
 _NO_CARRY: dict[int, int] = {}  # the carry of a block without candidates (never written: runs are carried in a fresh dict)
 _CALM_TOKENS = 4  # a block with this many tokens, none in a recurring n-gram, skips the long-period keys
+#: Info strings of a code fence that hold program output rather than code: plain text, a
+#: console or a shell session (a command and what it printed), a log.
+_OUTPUT_TAGS = frozenset(
+    "text txt plain plaintext console output out log logs terminal shell-session sh bash zsh shell "
+    "powershell ps cmd bat stdout stderr pytest".split()
+)
 _BOUNDARY = re.compile(r"[.!?:;\n][ \t\n]*")
+#: Where the first sentence of a copy written on one line ends: a sentence's end mark before a
+#: space, or a CJK one, with more of the copy after it (:meth:`PeriodDetector._first_line`).
+_SENTENCE_END = re.compile(r"(?:[.!?](?=[ \t])|[\u3002\uff01\uff1f])(?=\s*\S)")
 
 
 class _Probe:
@@ -140,6 +150,7 @@ class PeriodDetector:
         self._carry: dict[int, int] = {}  # period -> absolute start of a run alive at the last block end
         self._anchors: dict[str, int] = {}  # text after a sentence or line boundary -> its last absolute offset
         self._fences = 0  # code-fence markers (```) seen: an odd count is an open fence
+        self._fence_at = -1  # absolute offset of the last fence marker
 
     def reset(self) -> None:
         """Forget the stream."""
@@ -156,7 +167,10 @@ class PeriodDetector:
         n = len(s)
         k = self._k
         if "`" in b.piece:  # markers starting from 2 characters before the block (cut by its start)
-            self._fences += s.count("```", max(0, b.nlo - 2))
+            c = s.count("```", max(0, b.nlo - 2))
+            if c:
+                self._fences += c
+                self._fence_at = b.near0 + s.rfind("```")
         periods: list[int] = []
         # Short periods: the anchor's nearest earlier occurrences within _SHORT characters.
         j = n - k
@@ -255,17 +269,17 @@ class PeriodDetector:
         words = count_words(unit)
         # A run of line breaks (blank lines) is a run of one token too: layout never stacks
         # more than a few (see StreamGuardConfig.digit_run_floor).
-        in_quote = self.quoted or self._fences % 2 == 1
+        in_quote = self.quoted or (self._fences % 2 == 1 and not self._code_fence(s, b.s0))
         token = words == 0 and (
             is_token_run(unit)
             or self._glued(s, begin - b.s0 - 1, unit)
             or ("\n" in unit and unit.isspace())
-            or (not in_quote and is_leader_run(unit))  # a leader never fills more than a line
+            or (not in_quote and is_leader_run(unit) and self._after_text(s, begin - b.s0))  # a leader never fills more than a line
         )
         quoted = in_quote and unit.count("\n") == 1 and "```" not in unit
         glued = words > 0 and p < cfg.copy_unit and is_glued(unit)
         need = cfg.span_required(p, words, token=token, content=content_length(unit), quoted_line=quoted, glued=glued)
-        if "\n" in unit and need == cfg.unit_copies * p:
+        if need == cfg.unit_copies * p:
             need = min(need - self._marker(s, begin - b.s0, p, begin == 0), self._first_line(unit, (begin - b.s0 - (x - p + 1)) % p, p))
         start = begin
         if words and p >= cfg.copy_unit and not quoted:
@@ -321,22 +335,29 @@ class PeriodDetector:
         return i, 0
 
     def _first_line(self, unit: str, phase: int, p: int) -> int:
-        """The span at which a unit of several lines has its last copy's first line: ``unit_copies
-        - 1`` copies, then the first line of the next one.
+        """The span at which a unit of several lines or sentences has its last copy's first line
+        or sentence: ``unit_copies - 1`` copies, then the first line or sentence of the next one.
 
-        A reader reads a block of lines line by line: once three copies of a block have been
-        read, the fourth is recognised by its first line -- every line after it is one the
-        reader has seen three times at this distance. Streams cut by a token limit inside the
-        fourth copy of a long cycle (a list of several lines, a paragraph) end before the copy
-        does. The first line counts from the loop's first character (``phase``: where it falls
-        in ``unit``) to the first line break at least ``copy_unit`` characters in, so that the
-        tail of a line cut by the loop's phase is not taken for a line. A unit with no second
-        line (no such break before its last character) keeps ``unit_copies * p``.
+        A reader reads a block of lines line by line, and a paragraph written on one line
+        sentence by sentence: once three copies have been read, the fourth is recognised by its
+        first line or sentence -- everything after it is text the reader has seen three times at
+        this distance. Streams cut by a token limit inside the fourth copy of a long cycle (a
+        list of several lines, a paragraph) end before the copy does. The first line counts
+        from the loop's first character (``phase``: where it falls in ``unit``) to the first
+        line break at least ``copy_unit`` characters in; a copy with no such line break (one
+        line, with or without its line break) is read by its first sentence, to the first
+        sentence end (``.``, ``!``, ``?`` before a space; ``。``, ``！``, ``？``) at least
+        ``copy_unit`` characters in with more of the copy after it -- so that the tail of a
+        line or sentence cut by the loop's phase is not taken for one. A unit with no second
+        line or sentence keeps ``unit_copies * p``.
         """
         cfg = self.config
         copy = unit[phase:] + unit[:phase]
         j = copy.find("\n", cfg.copy_unit - 1, p - 1)
-        return (cfg.unit_copies - 1) * p + j + 1 if j >= 0 else cfg.unit_copies * p
+        if j >= 0:
+            return (cfg.unit_copies - 1) * p + j + 1
+        m = _SENTENCE_END.search(copy, cfg.copy_unit - 1)
+        return (cfg.unit_copies - 1) * p + m.end() if m is not None else cfg.unit_copies * p
 
     @staticmethod
     def _marker(s: str, i: int, p: int, start: bool) -> int:
@@ -390,6 +411,40 @@ class PeriodDetector:
                 break
             i, unit = best, earlier
         return i
+
+    def _code_fence(self, s: str, s0: int) -> bool:
+        """Whether the open code fence (its marker at ``self._fence_at``; ``s`` starts at absolute
+        offset ``s0``) names a programming language: ```` ```yaml ````, ```` ```python ````.
+
+        A fence tagged with a language holds code the model writes, and its lines are judged as
+        the model's own text (a line of code written a fourth time in a row is a loop); a fence
+        with no tag, or tagged as output, a log or a shell session (``_OUTPUT_TAGS``), holds
+        quoted program output, whose lines repeat as a program prints them (``max_copies``).
+        Generated code does not write one line of a word or more four times in a row: of 1,431
+        site-packages modules streamed inside a ```` ```python ```` fence, none fires more after
+        this reading than before. False when the fence's first line is not in ``s``.
+        """
+        i = self._fence_at - s0
+        if i < 0:
+            return False
+        nl = s.find("\n", i)
+        if nl < 0:
+            return False
+        tag = s[i + 3 : nl].strip().lower()
+        return bool(tag) and tag.split()[0] not in _OUTPUT_TAGS
+
+    @staticmethod
+    def _after_text(s: str, i: int) -> bool:
+        """Whether text other than whitespace stands before index ``i`` of ``s`` on its line.
+
+        A leader leads from a line's text to what ends it (a table of contents' title to its
+        page number), so a run of leaders after text never fills more than the line. A line of
+        nothing but dots is drawn, as a rule is, or printed, as a test runner prints a dot per
+        test (over a thousand in the real tool outputs of ``scripts/stream_false_alarms.py``,
+        and the whole first line of an answer that shows a run's output): layout.
+        """
+        j = s.rfind("\n", 0, i)
+        return not s[j + 1 : i].isspace() and j + 1 < i
 
     @staticmethod
     def _glued(s: str, i: int, unit: str) -> bool:

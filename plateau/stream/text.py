@@ -220,11 +220,12 @@ def is_glued(unit: str) -> bool:
     itself is not how any language writes, and the budget of legitimate glued runs is far
     below that of spaced ones (:attr:`StreamGuardConfig.glued_span_floor`). A single
     character repeated (``啊``, ``!``) and status letters between dots (``ss...x``, a test
-    runner's progress) are runs of one token, not glued words. False for the empty unit.
+    runner's progress) are runs of one token, not glued words. The unit is read as a cycle
+    (``!ny`` is ``ny!``). False for the empty unit.
     """
     if not unit or set(unit) <= _HEX_DIGITS or any(ch.isspace() or ch in _SEPARATORS for ch in unit):
         return False
-    return any(len(set(run)) >= 2 for run in _LETTER_RUN.findall(unit))
+    return any(len(set(run)) >= 2 for run in _LETTER_RUN.findall(unit + unit))  # read as a cycle, whatever its phase
 
 
 #: Leaders: the characters a line fills with between its text and a number (a table of
@@ -240,10 +241,12 @@ def is_leader_run(unit: str) -> bool:
     number), so it is never longer than a line; a rule or a divider (``-``, ``=``, box drawing)
     is drawn across a whole line and may be longer. Measured on the model responses of
     ``scripts/stream_false_alarms.py``: no run of ``.``, ``·`` or ``…`` reaches 16 characters,
-    while dividers of ``-``, ``=`` and ``_`` reach 80. Outside quoted output a leader run is
-    therefore judged as a run of one token (:attr:`StreamGuardConfig.digit_run_floor`);
-    quoted program output keeps it as layout (a test runner prints a dot per test: runs of
-    over a thousand in the real tool outputs).
+    while dividers of ``-``, ``=`` and ``_`` reach 80. Outside quoted output a leader run after
+    text on its line is therefore judged as a run of one token
+    (:attr:`StreamGuardConfig.digit_run_floor`); quoted program output, and a line of nothing
+    but leaders, keep it as layout (a test runner prints a dot per test on a line of its own:
+    runs of over a thousand in the real tool outputs, and the first line of an answer that
+    shows a run's output).
     """
     core = unit.replace(" ", "")
     return bool(core) and "\n" not in unit and all(ch in _LEADERS for ch in core)

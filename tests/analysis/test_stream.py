@@ -207,7 +207,8 @@ def test_structural_line_repeated_inside_code_fence() -> None:
 
 
 def test_sentence_pair_chant_fires_at_four_copies() -> None:
-    """A ~100-char two-sentence unit (17 words) repeated with no newline fires on its fourth copy."""
+    """A ~100-char two-sentence unit (17 words) repeated with no newline fires on its fourth copy,
+    once that copy's first sentence is complete (by which a reader recognises it)."""
     rng = random.Random(5)
     unit = 'The build succeeded. I have added the logic that shows and hides the "empty list" placeholder. '
     text = unit * 12
@@ -215,7 +216,8 @@ def test_sentence_pair_chant_fires_at_four_copies() -> None:
     res = run(chunks)
     assert CFG.copies_required(len(unit), 15) == 4
     assert res.fired and res.unit == unit and res.period == len(unit) and res.loop_start == 0
-    assert res.fired_at_chunk == chunk_of(chunks, 4 * len(unit) - 1)
+    first = unit.index(". ") + 1
+    assert res.fired_at_chunk == chunk_of(chunks, 3 * len(unit) + first - 1) == chunk_of(chunks, fourth_copy_line(text, 0, len(unit)))
 
 
 def test_multi_line_block_repeated() -> None:
@@ -983,7 +985,7 @@ def _brute_period_fire(text: str, cfg: StreamGuardConfig) -> int | None:
             # copies that abut (no whitespace, no list or path separator; a run of two different
             # letters; not hexadecimal digits alone) need the glued floor
             seps = set(",;|/\\\uff0c\uff1b\u3001\u3002")
-            letter_runs = "".join(ch if ch.isalpha() else " " for ch in unit).split()
+            letter_runs = "".join(ch if ch.isalpha() else " " for ch in unit + unit).split()  # as a cycle
             glued = (
                 not any(ch.isspace() or ch in seps for ch in unit)
                 and not set(unit) <= set("0123456789abcdefABCDEF")
@@ -1005,11 +1007,18 @@ def _brute_period_fire(text: str, cfg: StreamGuardConfig) -> int | None:
                 need = _brute_span(unit, cfg)
                 start = x - runs[p] - p + 1  # the loop's first copy
                 first = text[start : start + p]
-                if need == cfg.unit_copies * p and "\n" in unit:
-                    # a unit of several lines: its last copy is recognised by its first line
-                    # (the first line break at least copy_unit characters into the copy)
+                if need == cfg.unit_copies * p:
+                    # its last copy is recognised by its first line (the first line break at least
+                    # copy_unit characters into the copy) or, for a copy of one line, by its first
+                    # sentence (the first ".", "!" or "?" before a space at least copy_unit
+                    # characters in, with more of the copy after it)
                     brk = first.find("\n", cfg.copy_unit - 1, p - 1)
-                    line = (cfg.unit_copies - 1) * p + brk + 1 if brk >= 0 else need
+                    ends = [
+                        j
+                        for j in range(cfg.copy_unit - 1, p - 1)
+                        if first[j] in ".!?" and first[j + 1] in " \t" and first[j + 1 :].strip()
+                    ]
+                    line = (cfg.unit_copies - 1) * p + (brk if brk >= 0 else ends[0]) + 1 if brk >= 0 or ends else need
                     if "\n" in first and (start == 0 or text[start - 1] == "\n") and first[0] != "\n":
                         # a copy is complete at the end of its body, before the marker that opens
                         # the next copy's line (the text after the unit's last line break)

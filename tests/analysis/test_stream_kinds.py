@@ -152,18 +152,27 @@ def test_a_layout_character_glued_to_a_word_is_a_token_run() -> None:
 
 
 @pytest.mark.parametrize("leader", [".", ". ", "\u2026", "\u00b7"])
-def test_a_run_of_leaders_on_its_own_is_a_token_run_outside_quoted_output(leader: str) -> None:
-    """Dots, spaced dots, ellipses or middle dots after a line break fire where the run reaches
-    ``digit_run_floor`` characters (a leader never fills more than a line); the same run inside
-    a code fence is quoted program output (a test runner's dots) and stays layout; leaders of a
-    table of contents never fire."""
+def test_a_run_of_leaders_after_text_is_a_token_run_outside_quoted_output(leader: str) -> None:
+    """Dots, spaced dots, ellipses or middle dots after text on their line fire where the run
+    reaches ``digit_run_floor`` characters (a leader never fills more than a line); a line of
+    nothing but leaders is layout (a test runner's progress line in an answer that shows a
+    run's output) up to ``structural_span_floor``; the same run inside a code fence stays
+    layout; leaders of a table of contents never fire."""
     n = CFG.digit_run_floor
+    head = ANSWER + "And then the model wrote"
     for seed in (6, 7):
-        chunks = seeded(ANSWER + leader * (3 * n // len(leader)), seed)
+        chunks = seeded(head + leader * (3 * n // len(leader)), seed)
         res = first_fire(chunks)
-        assert res.fired and res.unit == leader and res.loop_start == len(ANSWER)
-        assert res.fired_at_chunk == chunk_of(chunks, len(ANSWER) + n - 1)
-        assert not first_fire(seeded(ANSWER + leader * ((n - 1) // len(leader)), seed)).fired
+        assert res.fired and res.unit == leader and res.loop_start == len(head)
+        assert res.fired_at_chunk == chunk_of(chunks, len(head) + n - 1)
+        assert not first_fire(seeded(head + leader * ((n - 1) // len(leader)), seed)).fired
+    progress = "." * 120 + "\n" + "-" * 70 + "\nRan 120 tests in 0.004s\n\nOK\n"
+    for seed in (6, 7):
+        assert not first_fire(seeded(progress, seed)).fired
+        assert not first_fire(seeded(ANSWER + progress, seed)).fired
+        line = seeded(ANSWER + "." * 400, seed)
+        res = first_fire(line)
+        assert res.fired and res.fired_at_chunk == chunk_of(line, len(ANSWER) + CFG.structural_span_floor - 1)
     fenced = ANSWER + "```\n" + "." * (CFG.structural_span_floor - 1) + "\n```\n"
     assert not first_fire(seeded(fenced, 6)).fired
     toc = "Contents\n\n" + "".join(f"Chapter {i} {'.' * (60 - len(str(i)))} {7 * i}\n" for i in range(1, 30))
@@ -264,11 +273,11 @@ def test_chant_with_drifting_spaces_fires_as_token_copies() -> None:
 
 @pytest.mark.parametrize("seed", [11, 12, 13, 14])
 def test_a_long_unit_whose_copies_differ_in_spacing_fires_on_its_fourth_copy(seed: int) -> None:
-    """A two-speaker exchange (about 140 characters) set out on lines once, then run on with
-    single spaces: the copies are equal once whitespace is folded, and the fire lands on the
-    chunk that completes the fourth copy's last word, not on the next block end."""
+    """A two-speaker exchange (about 140 characters, one sentence) set out on lines once, then
+    run on with single spaces: the copies are equal once whitespace is folded, and the fire lands
+    on the chunk that completes the fourth copy's last word, not on the next block end."""
     exchange = [
-        "Ana: I checked the cache settings again and they look fine to me.",
+        "Ana: I checked the cache settings again and they look fine to me,",
         "Bo: Then the problem must be somewhere in the request handler itself.",
     ]
     first = "\n\n".join(exchange) + "\n\n"
@@ -390,6 +399,61 @@ def test_legitimate_glued_runs_stay_quiet(text: str) -> None:
     """Glued runs of legitimate text stay below the glued floor, or are hexadecimal data."""
     for seed in (52, 53):
         assert not first_fire(seeded(text, seed)).fired
+
+
+def test_a_hex_dump_of_identical_byte_groups_is_data_not_a_stutter() -> None:
+    """A hex dump whose rows repeat one byte group (``aa55 aa55 ...``): the doubled tokens are
+    hexadecimal numbers, not doubled words, and the dump stays quiet; words doubled in prose
+    still stutter."""
+    rows = "".join(f"{16 * i:08x}: " + "aa55 " * 8 + " .U.U.U.U.U.U.U.U\n" for i in range(40))
+    for seed in (54, 55):
+        assert not first_fire(seeded("Here is the dump of frame.bin:\n" + rows, seed)).fired
+    prose = "".join(f"{w} {w} " for w in (ANSWER + ANSWER.upper()).split())  # every word said twice, 'added' and 'cafe' too
+    prose = "added added cafe cafe " + prose
+    res = first_fire(seeded(prose, 56))
+    assert res.fired and res.reason == "stream.stutter", res
+
+
+def test_a_paragraph_on_one_line_fires_at_the_first_sentence_of_its_fourth_copy() -> None:
+    """A paragraph of several sentences written on one line, repeated: a reader recognises the
+    fourth copy by its first sentence, so a stream cut by its token limit inside that copy is
+    caught there; a paragraph of one sentence waits for its whole fourth copy."""
+    para = (
+        "I am a language model built to help with questions and tasks of many kinds. "
+        "I have no body and no identity of my own, but I can help with what you need. "
+    )
+    start = len(ANSWER)
+    first_end = para.index(". ") + 1  # the first sentence ends with its full stop
+    text = ANSWER + para * 3 + para[: first_end + 20]
+    for seed in (57, 58):
+        chunks = seeded(text, seed)
+        res = first_fire(chunks)
+        assert res.fired and res.reason == "stream.period" and res.loop_start == start
+        assert res.fired_at_chunk == chunk_of(chunks, start + 3 * len(para) + first_end - 1)
+        assert res.fired_at_chunk == chunk_of(chunks, fourth_copy_line(text, start, len(para)))
+        assert not first_fire(seeded(ANSWER + para * 3 + para[: first_end - 1], seed)).fired
+    one = "I am a language model built to help with questions and tasks of many kinds, and I will help you now; "
+    chunks = seeded(ANSWER + one * 6, 59)
+    res = first_fire(chunks)
+    assert res.fired and res.fired_at_chunk == chunk_of(chunks, start + 4 * len(one) - 1)
+
+
+@pytest.mark.parametrize("tag", ["yaml", "python", "js"])
+def test_a_code_line_looping_in_a_language_fence_fires_on_its_fourth_copy(tag: str) -> None:
+    """A line of code written again and again inside a fence that names a language is the
+    model's own text looping: it fires once its fourth copy is complete. The same lines in a
+    fence without a tag, or tagged as output or a shell session, are quoted program output,
+    which repeats lines as a program prints them: six copies stay quiet."""
+    line = "  domain: ${env:USER_SUB_DOMAIN, 'localhost'}\n"
+    head = ANSWER + f"```{tag}\nprivate:\n"
+    for seed in (60, 61):
+        chunks = seeded(head + line * 10 + "```\n", seed)
+        res = first_fire(chunks)
+        assert res.fired and res.reason == "stream.period" and res.loop_start == len(head)
+        assert res.fired_at_chunk == chunk_of(chunks, len(head) + 4 * len(line) - 2)  # the 4th copy's last character before its line break
+    for other in ("", "text", "console", "bash"):
+        quoted = ANSWER + f"```{other}\nprivate:\n" + line * 6 + "```\n"
+        assert not first_fire(seeded(quoted, 62)).fired, other
 
 
 def test_a_labelled_counter_fires_on_the_newline_of_its_fourth_copy() -> None:

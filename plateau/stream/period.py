@@ -443,8 +443,7 @@ class PeriodDetector:
         test (over a thousand in the real tool outputs of ``scripts/stream_false_alarms.py``,
         and the whole first line of an answer that shows a run's output): layout.
         """
-        j = s.rfind("\n", 0, i)
-        return not s[j + 1 : i].isspace() and j + 1 < i
+        return bool(s[s.rfind("\n", 0, i) + 1 : i].strip())
 
     @staticmethod
     def _glued(s: str, i: int, unit: str) -> bool:

@@ -1,0 +1,1 @@
+int beta_value(void) { return 4; }

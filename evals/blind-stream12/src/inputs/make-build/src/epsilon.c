@@ -1,0 +1,1 @@
+int epsilon_value(void) { return 7; }

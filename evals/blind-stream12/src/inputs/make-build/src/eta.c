@@ -1,0 +1,1 @@
+int eta_value(void) { return 3; }

@@ -1,0 +1,1 @@
+int gamma_value(void) { return 5; }

@@ -1,0 +1,1 @@
+int iota_value(void) { return 4; }

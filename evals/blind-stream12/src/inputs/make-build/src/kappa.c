@@ -1,0 +1,1 @@
+int kappa_value(void) { return 5; }

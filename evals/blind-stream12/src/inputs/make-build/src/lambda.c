@@ -1,0 +1,1 @@
+int lambda_value(void) { return 6; }

@@ -1,0 +1,1 @@
+int mu_value(void) { return 2; }

@@ -1,0 +1,1 @@
+int theta_value(void) { return 5; }

@@ -1,0 +1,1 @@
+int zeta_value(void) { return 4; }

@@ -57,6 +57,12 @@ _RATIO = re.compile(
     r"(?:" + _NUMBER + r"\s*-?\s*(?:" + _TIMES + r")|\b(?:twice|thrice|once))\s+" + lexicon.alternation("count-comparatives"),
     re.IGNORECASE,
 )
+#: A run of copies asked for by its count ("a row of 40 stars", "une ligne de 30 tirets"): the
+#: count is a number of copies, as "40 times" is (list ``count-runs``).
+_RUN_OF = re.compile(
+    r"\b(?:a|an|one|une?|una|uma|eine?)\s+(?:" + lexicon.alternation("count-runs") + r")\s+(?:of|de|di|von|mit)\s+" + _NUMBER,
+    re.IGNORECASE,
+)
 _CJK_COUNT = re.compile("([" + "".join(_NUMERALS) + r"]{1,8})\s*(?:" + _TIMES + ")")
 _TIMES_ONLY = re.compile(_TIMES + "$", re.IGNORECASE)
 _TIMES_WORD = re.compile(r"\b(twice|thrice)\b", re.IGNORECASE)
@@ -204,6 +210,10 @@ class RequestContext:
             word = word.removeprefix("a ")
             counts.append(int(word) if word.isdigit() else _WORDS.get(word, 0))
             times = times or bool(_TIMES_ONLY.match(m.group(2)))
+        for m in _RUN_OF.finditer(asked):
+            word = m.group(1).lower().removeprefix("a ")
+            counts.append(int(word) if word.isdigit() else _WORDS.get(word, 0))
+            times = True
         for m in _CJK_COUNT.finditer(asked):
             counts.append(_cjk_number(m.group(1)))
             times = True

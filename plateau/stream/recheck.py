@@ -153,12 +153,24 @@ class RecheckDetector:
             occ.append(prev[0][1])
             if len(occ) > quotes:
                 del occ[0]
-            if len(occ) >= quotes and not _scaffold(triple) and not self._enumerates(occ[-quotes:]):
+            if len(occ) < quotes or _scaffold(triple):
+                continue
+            gaps = self._gaps(occ[-quotes:])
+            if not self._enumerates(gaps):
+                # Verbatim gaps make the passage and its gap one copy of a loop: that cycle is the
+                # unit (a request that names the loop by a line in the gap -- a song's title
+                # line -- names it), read from its first line: the same cycle found again from a
+                # later line keeps its candidate.
+                same = gaps is not None and all(g == gaps[0] for g in gaps)
+                unit = "\n".join(triple + tuple(gaps[0])) if same and gaps else "\n".join(triple)
+                cur = self.candidate
+                if same and cur is not None and len(cur.unit) == len(unit) and unit in cur.unit + "\n" + cur.unit:
+                    continue
                 self.third = occ[-quotes + 2]
                 self.candidate = Fire(
                     at=base + len(piece) - 1,
                     reason="stream.recheck",
-                    unit="\n".join(triple),
+                    unit=unit,
                     period=None,
                     loop_start=occ[-quotes],
                     cut_offset=occ[-quotes + 1],
@@ -168,28 +180,36 @@ class RecheckDetector:
         self._pend_start = start
         return None
 
-    def _enumerates(self, occ: list[int]) -> bool:
-        """Whether the lines between the passage's occurrences (at the absolute offsets ``occ``) fill
-        one template with a new item each time: a verse before each refrain, a letter's greeting
-        naming its own addressee before its body.
-
-        The gaps -- the non-blank lines after one occurrence's three lines and before the next
-        occurrence -- must hold the same number of lines and of tokens (words and punctuation
-        marks), differ at no more positions than twice their lines, and hold a different token in
-        each gap at every position where they differ: one template, each copy naming its own item. The
-        commentary of a re-check loop restates itself in shuffled wording (its tokens do not
-        align) or verbatim (no position differs); a loop on a counter is the drift detector's.
-        False when the gaps are not all among the last ``_HISTORY`` lines.
-        """
+    def _gaps(self, occ: list[int]) -> list[list[str]] | None:
+        """The non-blank lines after each occurrence's three lines and before the next (the
+        occurrences at the absolute offsets ``occ``); None when they are not all among the last
+        ``_HISTORY`` lines or a gap is empty."""
         hist = self._history
         if not hist or hist[0][1] >= occ[0]:
-            return False
+            return None
         gaps: list[list[str]] = []
         for lo, hi in zip(occ, occ[1:], strict=False):
             lines = [key for key, at in hist if lo < at < hi][2:]  # past the occurrence's 2nd and 3rd lines
             if not lines:
-                return False
+                return None
             gaps.append(lines)
+        return gaps
+
+    @staticmethod
+    def _enumerates(gaps: list[list[str]] | None) -> bool:
+        """Whether the ``gaps`` between a passage's occurrences (:meth:`_gaps`) fill one template
+        with a new item each time: a verse before each refrain, a letter's greeting naming its
+        own addressee before its body.
+
+        The gaps must hold the same number of lines and of tokens (words and punctuation
+        marks), differ at no more positions than twice their lines, and hold a different token in
+        each gap at every position where they differ: one template, each copy naming its own item. The
+        commentary of a re-check loop restates itself in shuffled wording (its tokens do not
+        align) or verbatim (no position differs); a loop on a counter is the drift detector's.
+        False for None.
+        """
+        if not gaps:
+            return False
         n = len(gaps[0])
         if any(len(g) != n for g in gaps):
             return False

@@ -110,6 +110,9 @@ def trace_steps_case(engine: Any, case: Mapping[str, Any]) -> CaseTrace:
 def plateau_stream_fire(case: Mapping[str, Any], config: Any = None, embedder: Any = None) -> int | None:
     """Feed a stream case to Plateau's guard chunk by chunk; the chunk after which it first fired.
 
+    The last chunk is sent as the end of the stream (the guard's final verdict,
+    :meth:`~plateau.stream.StreamGuard.finish`), as a harness does when the response completes.
+
     Parameters
     ----------
     case
@@ -131,8 +134,9 @@ def plateau_stream_fire(case: Mapping[str, Any], config: Any = None, embedder: A
     context = case.get("context") if isinstance(case.get("context"), str) else None
     guards = ChannelGuards(config, context=context, embedder=embedder, semantic_background=False)
     channel = str(case.get("stream_channel") or "content")
+    last = len(case["input"]) - 1
     for i, chunk in enumerate(case["input"]):
-        if guards.feed(channel, chunk).fired:
+        if guards.feed(channel, chunk, end=i == last).fired:
             return i
     return None
 

@@ -14,10 +14,25 @@ from typing import Any
 from plateau.errors import InvalidArgument
 from plateau.stream import GuardResult, RequestContext, StreamGuard, StreamGuardConfig
 
-__all__ = ["CHANNELS", "ChannelGuards"]
+__all__ = ["CHANNELS", "ChannelGuards", "guard_item"]
 
 #: Channels a streamed response may carry.
 CHANNELS = ("content", "reasoning", "tool_args")
+
+
+def guard_item(item: Any) -> tuple[str, str, bool]:
+    """``(channel, chunk, end)`` of one item of a guarded stream: a ``content`` chunk, a
+    ``(channel, chunk)`` pair or a ``(channel, chunk, end)`` triple (``end``: the channel's last
+    chunk, :meth:`ChannelGuards.feed`)."""
+    if isinstance(item, tuple):
+        if len(item) == 3:
+            return item[0], item[1], bool(item[2])
+        if len(item) == 2:
+            return item[0], item[1], False
+        raise InvalidArgument(
+            "chunk", f"a stream item is a chunk, a (channel, chunk) pair or a (channel, chunk, end) triple; got a tuple of {len(item)}"
+        )
+    return "content", item, False
 
 
 class ChannelGuards:
@@ -50,11 +65,13 @@ class ChannelGuards:
         self.context = RequestContext.parse(context)
         self._guards: dict[str, StreamGuard] = {}
 
-    def feed(self, channel: str, chunk: str, context: str = "") -> GuardResult:
+    def feed(self, channel: str, chunk: str, context: str = "", end: bool = False) -> GuardResult:
         """Feed ``chunk`` to ``channel``'s guard (``""`` means ``content``) and return its result.
 
         A non-empty ``context`` that arrives before any context was set becomes the request of
-        every channel (later ones are ignored).
+        every channel (later ones are ignored). ``end`` says that ``chunk`` is the channel's
+        last: the result is the guard's final one (:meth:`~plateau.stream.StreamGuard.finish`),
+        and a later chunk on that channel is refused (``InvalidArgument`` naming ``channel``).
         """
         channel = channel or "content"
         if channel not in CHANNELS:
@@ -73,4 +90,7 @@ class ChannelGuards:
             guard = self._guards[channel] = StreamGuard(
                 channel, self.config, context=self.context, embedder=self.embedder, semantic_background=self.semantic_background
             )
-        return guard.feed(chunk)
+        elif guard.finished:
+            raise InvalidArgument("channel", f"{channel!r} has ended (a chunk with end set was sent); start a new call for a new response")
+        result = guard.feed(chunk)
+        return guard.finish() if end else result

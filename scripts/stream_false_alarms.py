@@ -5,7 +5,8 @@ Reads the real runs in ``../shared/data/real-runs`` where they lie (mini-swe-age
 Gemini and DeepSeek, tau-bench airline runs with gpt-4o): every message of every run -- the
 model's responses and the tool outputs (test-runner and linter logs, listings, source files,
 JSON) -- is streamed through a fresh :class:`~plateau.stream.StreamGuard` on the ``content``
-channel in seeded chunks of 1-40 characters. Messages of runs that failed are kept too: a
+channel in seeded chunks of 1-40 characters, the last followed by
+:meth:`~plateau.stream.StreamGuard.finish` (the stream has ended). Messages of runs that failed are kept too: a
 single message that loops is rare, and every fire is printed with its unit so that it can be
 read. The script prints the messages fed, their characters, the fires per reason and, for each
 fire, where it was and what repeated; ``--json`` prints one object.
@@ -59,6 +60,11 @@ def messages(root: Path) -> Iterator[tuple[str, str, str]]:
                 yield f"tau-{run.get('task_id')}-{run.get('trial')}#{i}", str(m.get("role")), _text(m.get("content"))
 
 
+#: Messages shorter than this are not fed: no firing rule can fire on them (the ending rule
+#: needs ``end_span_floor`` columns of a run).
+_SHORTEST = 16
+
+
 def chunks(text: str, seed: int) -> list[str]:
     rng = random.Random(seed)
     out, i = [], 0
@@ -82,7 +88,7 @@ def main() -> int:
     fired_roles: Counter[str] = Counter()
     fires = []
     for source, role, text in messages(args.root):
-        if role == "system" or len(text) < 64 or text in seen:
+        if role == "system" or len(text) < _SHORTEST or text in seen:
             continue
         seen.add(text)
         text = text[: args.max_chars]
@@ -90,8 +96,11 @@ def main() -> int:
         roles[role] += 1
         chars += len(text)
         guard = StreamGuard("content")
-        for c in chunks(text, len(seen)):
+        parts = chunks(text, len(seen))
+        for i, c in enumerate(parts):
             res = guard.feed(c)
+            if i == len(parts) - 1:
+                res = guard.finish()  # the message is complete, as a harness says when the stream ends
             if res.fired:
                 reasons[str(res.reason)] += 1
                 fired_roles[role] += 1

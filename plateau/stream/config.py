@@ -185,6 +185,18 @@ class StreamGuardConfig:
         responses is 4 line breaks, in the 5,898 tool outputs 9. The floor is counted in columns: a wide character (Han,
         kana, hangul, emoji; Unicode UAX #11) fills two, so a run of one wide character fires
         at 48 characters (a line of 96 columns), and the same holds for ``span_floor``.
+    end_span_floor
+        Columns a run of a unit shorter than ``copy_unit`` must cover to fire when the stream
+        has ended and the run reaches its end (:meth:`plateau.stream.StreamGuard.finish`,
+        ``stream.ending``, :mod:`~plateau.stream.ending`) (int, 8..10^9, at most ``span_floor``;
+        default 32): the lower end of the reader's 32-96 character bound. Mid-stream the floors
+        wait for 96 because a legitimate run can stop and the text go on; at the end nothing
+        follows. No message of the 17,796 in ``scripts/stream_false_alarms.py`` ends in a run of
+        a short unit covering 20 characters or more.
+    end_fraction
+        Least share of the response's columns that run must cover (float in (0, 1]; default
+        0.5): the loop is most of what the response says. A song that ends on its refrain is
+        mostly verses.
     dialogue_turns
         Cycles of an impersonated chat template -- role markers such as ``<|im_start|>user``,
         ``[INST]`` or ``<start_of_turn>user`` inside the model's own output, one cycle the
@@ -277,6 +289,8 @@ class StreamGuardConfig:
     drift_similarity: float = 0.75
     stutter_blocks: int = 4
     digit_run_floor: int = 96
+    end_span_floor: int = 32
+    end_fraction: float = 0.5
     dialogue_turns: int = 3
     dialogue_max_turns: int = 8
     semantic_similarity: float = 0.8
@@ -314,6 +328,7 @@ class StreamGuardConfig:
             "drift_copies": (3, 64),
             "stutter_blocks": (2, 64),
             "digit_run_floor": (8, 1_000_000_000),
+            "end_span_floor": (8, 1_000_000_000),
             "dialogue_turns": (2, 64),
             "dialogue_max_turns": (2, 1000),
             "recheck_quotes": (3, 64),
@@ -330,7 +345,7 @@ class StreamGuardConfig:
         prose = self.novelty_min_prose
         if isinstance(prose, bool) or not isinstance(prose, (int, float)) or not 0.0 <= prose <= 1.0:
             raise ValueError(f"novelty_min_prose must be a number in [0, 1], got {prose!r}")
-        for name in ("drift_similarity", "semantic_similarity", "semantic_fraction", "corroboration_fresh", "recheck_near"):
+        for name in ("drift_similarity", "end_fraction", "semantic_similarity", "semantic_fraction", "corroboration_fresh", "recheck_near"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value <= 1.0:
                 raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
@@ -341,6 +356,7 @@ class StreamGuardConfig:
             ("kgram", self.kgram <= self.max_period, "at most max_period"),
             ("structural_span_floor", self.structural_span_floor >= self.span_floor, "at least span_floor"),
             ("glued_span_floor", self.glued_span_floor <= self.span_floor, "at most span_floor"),
+            ("end_span_floor", self.end_span_floor <= self.span_floor, "at most span_floor"),
             ("max_copies", self.max_copies >= self.min_copies, "at least min_copies"),
             ("unit_copies", self.min_copies <= self.unit_copies <= self.max_copies, "in [min_copies, max_copies]"),
             ("line_max_distinct", self.line_max_distinct < self.line_window, "less than line_window"),

@@ -32,6 +32,7 @@ from plateau.stream.config import StreamGuardConfig
 from plateau.stream.context import RequestContext
 from plateau.stream.dialogue import DialogueDetector
 from plateau.stream.drift import DriftDetector
+from plateau.stream.ending import ending_fire
 from plateau.stream.fold import FoldDetector
 from plateau.stream.lines import LineDetector
 from plateau.stream.novelty import NoveltyDetector
@@ -151,6 +152,7 @@ class StreamGuard:
         cfg = self.config
         self._chars = 0
         self._chunks = 0
+        self._finished = False
         self._buf = ""
         self._tail = Tail(2 * cfg.max_period + cfg.kgram, _TAIL_SLACK)
         self._splitter = Splitter(cfg.novelty_ngram)
@@ -219,6 +221,11 @@ class StreamGuard:
         return self._result
 
     @property
+    def finished(self) -> bool:
+        """True once :meth:`finish` was called (until :meth:`reset`)."""
+        return self._finished
+
+    @property
     def fired(self) -> bool:
         """True once the guard has fired (sticky until :meth:`reset`)."""
         return self._result.fired
@@ -242,9 +249,13 @@ class StreamGuard:
         ------
         TypeError
             When ``chunk`` is not a ``str`` (``bytes`` included: decode first).
+        ValueError
+            After :meth:`finish`: the stream has ended (:meth:`reset` starts a new one).
         """
         if not isinstance(chunk, str):
             raise TypeError(f"chunk must be a str, got {type(chunk).__name__}")
+        if self._finished:
+            raise ValueError("the stream has ended (finish() was called); reset() starts a new one")
         index = self._chunks
         self._chunks = index + 1
         chars = self._chars + len(chunk)
@@ -389,6 +400,57 @@ class StreamGuard:
                 break
         self._due = min((a.at for a in armed.values()), default=_NEVER)
         return fire
+
+    def finish(self) -> GuardResult:
+        """The stream has ended: judge the complete response and return the final result.
+
+        Call it once the model's response is complete (the server sent its last delta, or the
+        token limit stopped it). Two things happen that cannot while the stream goes on:
+
+        - the characters after the last complete block (up to ``config.block - 1``) are
+          analysed as a final, shorter block, so that a copy completed by the last chunks is
+          judged;
+        - the ending rule (``stream.ending``, :mod:`~plateau.stream.ending`) reads the whole
+          response: a run of a unit shorter than ``copy_unit`` that reaches the end, holds
+          ``unit_copies`` copies, covers ``end_span_floor`` (32) columns and half the response
+          fires, where mid-stream it needed ``span_floor`` (96) -- a legitimate run stops and the
+          text goes on; at the end nothing follows. A request that asks for the repetition
+          excuses it as usual.
+
+        A fire found here is attributed to the last chunk fed. Calling ``finish`` again returns
+        the same result; once fired, the current result is returned unchanged. The semantic
+        layer's pending embeddings are not waited for (:meth:`settle`).
+
+        Returns
+        -------
+        GuardResult
+            The final result: ``fired`` and ``fired_at_chunk`` set when the response
+            degenerated, here or before.
+        """
+        if self._finished:
+            return self._result
+        self._finished = True
+        if self._result.fired:
+            return self._result
+        chars, index = self._chars, max(0, self._chunks - 1)
+        buf, self._buf = self._buf, ""
+        fire: Fire | None = None
+        if buf:
+            if self._due < chars:
+                fire = self._confirm(buf, chars)
+            if fire is None:
+                fire = self._analyse(buf)
+            if fire is None and self._due < chars:
+                fire = self._confirm("", chars)
+        if fire is None:
+            text, t0 = self._tail.text()
+            if t0 == 0 and text:
+                end = ending_fire(text, self.config)
+                if end is not None and not self._excused_at(end, chars):
+                    fire = end
+        if fire is not None:
+            return self._fired(fire, chars, index)
+        return self._result
 
     def settle(self, timeout: float | None = None) -> GuardResult:
         """Wait for the semantic layer's pending embeddings and judge again; return the result.

@@ -116,27 +116,30 @@ class AsyncClient(ClientBase):
         return await self._backend.delete_run(run_id)
 
     def guard_stream(
-        self, chunks: Iterable[str | tuple[str, str]] | AsyncIterable[str | tuple[str, str]], context: str | None = None
+        self, chunks: Iterable[str | tuple[str, ...]] | AsyncIterable[str | tuple[str, ...]], context: str | None = None
     ) -> AsyncIterator[Any]:
         """Guard one streamed response: an async iterator of
-        :class:`~plateau.stream.GuardResult`, one per chunk (a ``content`` chunk or a
-        ``(channel, chunk)`` pair). ``context`` is the request the response answers (see
+        :class:`~plateau.stream.GuardResult`, one per chunk (a ``content`` chunk, a
+        ``(channel, chunk)`` pair or a ``(channel, chunk, end)`` triple, ``end`` marking the
+        channel's last chunk: see :meth:`plateau.client.Client.guard_stream`). ``context`` is the request the response answers (see
         :meth:`plateau.client.Client.guard_stream`). Stop reading the model once a result has
         ``fired``."""
 
-        async def pairs() -> AsyncIterator[tuple[str, str]]:
+        from plateau.channels import guard_item
+
+        async def pairs() -> AsyncIterator[tuple[str, str, bool]]:
             if isinstance(chunks, AsyncIterable):
                 async for c in chunks:
-                    yield c if isinstance(c, tuple) else ("content", c)
+                    yield guard_item(c)
             else:
                 for c in chunks:
-                    yield c if isinstance(c, tuple) else ("content", c)
+                    yield guard_item(c)
 
         return self._backend.guard_stream(pairs(), context or "")
 
     def guard_session(self, context: str | None = None) -> Any:
         """A guard for one streamed response, fed chunk by chunk as they arrive: an object
-        with ``await feed(channel, chunk) -> GuardResult`` and ``await close()`` (remote: one
+        with ``await feed(channel, chunk, end=False) -> GuardResult`` and ``await close()`` (remote: one
         ``GuardStream`` call kept open between chunks); ``context`` as for :meth:`guard_stream`."""
         return self._backend.guard_session(context or "")
 
@@ -205,12 +208,12 @@ class _AsyncLocal:
         info: RunInfo = await asyncio.to_thread(self.engine.delete_run, run_id, tenant=self.tenant)
         return info
 
-    async def guard_stream(self, pairs: AsyncIterator[tuple[str, str]], context: str = "") -> AsyncIterator[Any]:
+    async def guard_stream(self, pairs: AsyncIterator[tuple[str, str, bool]], context: str = "") -> AsyncIterator[Any]:
         from plateau.channels import ChannelGuards
 
         guards = ChannelGuards(context=context, embedder=getattr(self.engine, "embedder", None))
-        async for channel, chunk in pairs:
-            yield guards.feed(channel, chunk)
+        async for channel, chunk, end in pairs:
+            yield guards.feed(channel, chunk, end=end)
 
     def guard_session(self, context: str = "") -> Any:
         from plateau.channels import ChannelGuards
@@ -218,8 +221,8 @@ class _AsyncLocal:
         guards = ChannelGuards(context=context, embedder=getattr(self.engine, "embedder", None))
 
         class _Session:
-            async def feed(self, channel: str, chunk: str) -> Any:
-                return guards.feed(channel, chunk)
+            async def feed(self, channel: str, chunk: str, end: bool = False) -> Any:
+                return guards.feed(channel, chunk, end=end)
 
             async def close(self) -> None:
                 pass
@@ -338,7 +341,7 @@ class _AsyncRemote:
 
         return await self._run_call("DeleteRun", pb.DeleteRunRequest(run_id=run_id))
 
-    async def guard_stream(self, pairs: AsyncIterator[tuple[str, str]], context: str = "") -> AsyncIterator[Any]:
+    async def guard_stream(self, pairs: AsyncIterator[tuple[str, str, bool]], context: str = "") -> AsyncIterator[Any]:
         import grpc
 
         from plateau import convert
@@ -346,8 +349,8 @@ class _AsyncRemote:
 
         call = self._connect().GuardStream(metadata=self._metadata)
         try:
-            async for channel, chunk in pairs:
-                await call.write(pb.GuardRequest(channel=channel, chunk=chunk, context=context))
+            async for channel, chunk, end in pairs:
+                await call.write(pb.GuardRequest(channel=channel, chunk=chunk, context=context, end=end))
                 context = ""  # the request travels with the first chunk only
                 msg = await call.read()
                 if msg is grpc.aio.EOF:
@@ -377,7 +380,7 @@ class _AsyncRemoteGuardSession:
         self._context = context
         self._call: Any = None
 
-    async def feed(self, channel: str, chunk: str) -> Any:
+    async def feed(self, channel: str, chunk: str, end: bool = False) -> Any:
         import grpc
 
         from plateau import convert
@@ -386,7 +389,7 @@ class _AsyncRemoteGuardSession:
         if self._call is None:
             self._call = self._remote._connect().GuardStream(metadata=self._remote._metadata)
         try:
-            await self._call.write(pb.GuardRequest(channel=channel, chunk=chunk, context=self._context))
+            await self._call.write(pb.GuardRequest(channel=channel, chunk=chunk, context=self._context, end=end))
             self._context = ""
             msg = await self._call.read()
         except grpc.RpcError as exc:

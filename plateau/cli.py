@@ -650,7 +650,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
             code = replay_paths(client, runs, args.jsonl, sys.stdout, actions_of)
             for case in cases:
                 fired_at = None
-                for i, result in enumerate(client.guard_stream((case.channel, c) for c in case.chunks)):
+                last = len(case.chunks) - 1
+                for i, result in enumerate(client.guard_stream((case.channel, c, j == last) for j, c in enumerate(case.chunks))):
                     if result.fired:
                         fired_at = i
                         break
@@ -691,7 +692,9 @@ def cmd_guard(args: argparse.Namespace) -> int:
             fired_at = None
             result = None
             context = case.get("context") if isinstance(case.get("context"), str) else None
-            for i, res in enumerate(client.guard_stream(((channel, c) for c in case["input"]), context=context)):
+            last = len(case["input"]) - 1
+            items = ((channel, c, i == last) for i, c in enumerate(case["input"]))  # the last chunk ends the response
+            for i, res in enumerate(client.guard_stream(items, context=context)):
                 chars += len(case["input"][i])
                 result = res
                 if args.jsonl:

@@ -597,21 +597,26 @@ class Client(ClientBase):
         """Delete the run now and return its last state; ``RunNotFound`` for an unknown run."""
         return self._backend.delete_run(run_id)
 
-    def guard_stream(self, chunks: Iterable[str | tuple[str, str]], context: str | None = None) -> Iterator[Any]:
+    def guard_stream(self, chunks: Iterable[str | tuple[str, str] | tuple[str, str, bool]], context: str | None = None) -> Iterator[Any]:
         """Guard one streamed response: yields a :class:`~plateau.stream.GuardResult` per chunk.
 
-        Each item is a chunk of the ``content`` channel or a ``(channel, chunk)`` pair.
+        Each item is a chunk of the ``content`` channel, a ``(channel, chunk)`` pair or a
+        ``(channel, chunk, end)`` triple: ``end`` marks the channel's last chunk, whose result
+        is the guard's final verdict on the complete response
+        (:meth:`~plateau.stream.StreamGuard.finish`: it judges the text after the last block
+        and a response that ended as a loop, ``stream.ending``).
         ``context`` is the request the response answers (the user's last message): uniform
         output it asks for does not fire within its bound. Stop reading the model as soon as a
         result has ``fired``; a result with ``steer`` carries a ``message`` for the next turn.
         """
-        pairs = ((c if isinstance(c, tuple) else ("content", c)) for c in chunks)
-        return self._backend.guard_stream(pairs, context or "")
+        from plateau.channels import guard_item
+
+        return self._backend.guard_stream((guard_item(c) for c in chunks), context or "")
 
     def guard_session(self, context: str | None = None) -> Any:
         """A guard for one streamed response, fed chunk by chunk as they arrive.
 
-        Returns an object with ``feed(channel, chunk) -> GuardResult`` and ``close()``
+        Returns an object with ``feed(channel, chunk, end=False) -> GuardResult`` and ``close()``
         (remote: one ``GuardStream`` call kept open between chunks). ``context`` is the
         request the response answers. The adapters in :mod:`plateau.adapters` build on it.
         """
@@ -685,12 +690,12 @@ class LocalBackend:
     def delete_run(self, run_id: str) -> RunInfo:
         return self.engine.delete_run(run_id, tenant=self.tenant)  # type: ignore[no-any-return]
 
-    def guard_stream(self, pairs: Iterable[tuple[str, str]], context: str = "") -> Iterator[Any]:
+    def guard_stream(self, items: Iterable[tuple[str, str, bool]], context: str = "") -> Iterator[Any]:
         from plateau.channels import ChannelGuards
 
         guards = ChannelGuards(context=context, embedder=self.stream_embedder, semantic_background=self.semantic_background)
-        for channel, chunk in pairs:
-            yield guards.feed(channel, chunk)
+        for channel, chunk, end in items:
+            yield guards.feed(channel, chunk, end=end)
 
     def guard_session(self, context: str = "") -> Any:
         from plateau.channels import ChannelGuards
@@ -698,8 +703,8 @@ class LocalBackend:
         guards = ChannelGuards(context=context, embedder=self.stream_embedder, semantic_background=self.semantic_background)
 
         class _Session:
-            def feed(self, channel: str, chunk: str) -> Any:
-                return guards.feed(channel, chunk)
+            def feed(self, channel: str, chunk: str, end: bool = False) -> Any:
+                return guards.feed(channel, chunk, end=end)
 
             def close(self) -> None:
                 pass
@@ -806,11 +811,13 @@ class _Remote:
 
         return self._run_call(self._stub.DeleteRun, pb.DeleteRunRequest(run_id=run_id))
 
-    def guard_stream(self, pairs: Iterable[tuple[str, str]], context: str = "") -> Iterator[Any]:
+    def guard_stream(self, items: Iterable[tuple[str, str, bool]], context: str = "") -> Iterator[Any]:
         from plateau import convert
         from plateau.v1 import plateau_pb2 as pb
 
-        requests = (pb.GuardRequest(channel=ch, chunk=chunk, context=context if i == 0 else "") for i, (ch, chunk) in enumerate(pairs))
+        requests = (
+            pb.GuardRequest(channel=ch, chunk=chunk, context=context if i == 0 else "", end=end) for i, (ch, chunk, end) in enumerate(items)
+        )
         call = self._stub.GuardStream(requests, metadata=self._metadata)
         try:
             for msg in call:
@@ -844,10 +851,10 @@ class _RemoteGuardSession:
         self._call = remote._stub.GuardStream(iter(self._requests.get, self._END), metadata=remote._metadata)
         self._responses = iter(self._call)
 
-    def feed(self, channel: str, chunk: str) -> Any:
+    def feed(self, channel: str, chunk: str, end: bool = False) -> Any:
         from plateau import convert
 
-        self._requests.put(self._pb.GuardRequest(channel=channel, chunk=chunk, context=self._context))
+        self._requests.put(self._pb.GuardRequest(channel=channel, chunk=chunk, context=self._context, end=end))
         self._context = ""
         try:
             return convert.guard_result_from_pb(next(self._responses))[1]

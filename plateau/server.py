@@ -594,7 +594,7 @@ class PlateauService:
             chunk = request.chunk
             if len(chunk) > limit:
                 raise InvalidArgument("chunk", f"is {len(chunk)} characters long; the limit is {limit}; send smaller chunks")
-            return request.channel, guards.feed(request.channel, chunk, request.context)
+            return request.channel, guards.feed(request.channel, chunk, request.context, end=request.end)
 
         async def work(fields: dict[str, Any]) -> None:
             tenant = self._tenant(context)

@@ -266,14 +266,16 @@ class RunHistory(_message.Message):
     def __init__(self, run: _Optional[_Union[RunSummary, _Mapping]] = ..., steps: _Optional[_Iterable[_Union[HistoryStep, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class GuardRequest(_message.Message):
-    __slots__ = ("channel", "chunk", "context")
+    __slots__ = ("channel", "chunk", "context", "end")
     CHANNEL_FIELD_NUMBER: _ClassVar[int]
     CHUNK_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
     channel: str
     chunk: str
     context: str
-    def __init__(self, channel: _Optional[str] = ..., chunk: _Optional[str] = ..., context: _Optional[str] = ...) -> None: ...
+    end: bool
+    def __init__(self, channel: _Optional[str] = ..., chunk: _Optional[str] = ..., context: _Optional[str] = ..., end: _Optional[bool] = ...) -> None: ...
 
 class GuardVerdict(_message.Message):
     __slots__ = ("channel", "fired", "chars", "reason", "unit", "period", "loop_start", "cut_offset", "fired_at_chunk", "steer", "message")

@@ -137,3 +137,46 @@ def test_async_remote_takes_several_targets_like_the_blocking_client(hashing_ser
             return [(await client.observe("multi-async", Step(index=i, text=f"step {i}"))).step_index for i in range(4)]
 
     assert asyncio.run(main()) == [0, 1, 2, 3]
+
+
+def test_the_end_of_a_stream_fires_the_ending_rule_in_process_and_over_grpc(hashing_server: str) -> None:
+    """A response that ends as a short loop fires on its last chunk, sent with ``end``, through
+    every client: blocking and async, in process and over gRPC; a chunk after the end is
+    INVALID_ARGUMENT naming ``channel`` and leaves the verdict as it was."""
+    text = "a " + "2 " * 26 + "2"  # 55 characters: under every mid-stream floor
+    chunks = [text[i : i + 7] for i in range(0, len(text), 7)]
+    last = len(chunks) - 1
+
+    def blocking(client: Client) -> list[tuple[bool, str | None]]:
+        session = client.guard_session()
+        try:
+            out = [(r.fired, r.reason) for r in (session.feed("content", c, end=i == last) for i, c in enumerate(chunks))]
+            with pytest.raises(InvalidArgument) as err:
+                session.feed("content", "more")
+            assert err.value.field == "channel"
+            return out
+        finally:
+            session.close()
+
+    async def aio(client: AsyncClient) -> list[tuple[bool, str | None]]:
+        out = [(r.fired, r.reason) async for r in client.guard_stream([("content", c, i == last) for i, c in enumerate(chunks)])]
+        session = client.guard_session()
+        try:
+            for i, c in enumerate(chunks):
+                r = await session.feed("content", c, end=i == last)
+            assert (r.fired, r.reason) == out[-1]
+        finally:
+            await session.close()
+        return out
+
+    async def both() -> tuple[list[tuple[bool, str | None]], list[tuple[bool, str | None]]]:
+        async with AsyncClient.remote(hashing_server) as remote:
+            return await aio(AsyncClient.local(engine=Engine(embedder=HashingEmbedder()))), await aio(remote)
+
+    want = [(False, None)] * last + [(True, "stream.ending")]
+    with Client.remote(hashing_server) as remote:
+        assert blocking(remote) == want
+        assert [(r.fired, r.reason) for r in remote.guard_stream([("content", c, i == last) for i, c in enumerate(chunks)])] == want
+    assert blocking(Client.local(engine=Engine(embedder=HashingEmbedder()))) == want
+    local, over_grpc = asyncio.run(both())
+    assert local == over_grpc == want

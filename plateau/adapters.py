@@ -78,6 +78,11 @@ class GuardedStream(Generic[T]):
     context
         The request the response answers (the user's last message), or None.
 
+    When ``source`` is exhausted, each channel's last chunk is followed by the end of its stream
+    (``end``: :meth:`plateau.stream.StreamGuard.finish`): a response that ended as a loop of a
+    short unit fires then (``stream.ending``), after every chunk was yielded -- ``"raise"``
+    raises, ``"stop"`` only sets :attr:`fired`.
+
     Attributes
     ----------
     fired
@@ -137,6 +142,14 @@ class GuardedStream(Generic[T]):
                             raise DegenerateOutput(channel, result, self.truncated_text(channel))
                         return
                 yield chunk
+            # the response is complete: each channel's final verdict (the ending rule)
+            for channel in self.texts:
+                result = session.feed(channel, "", end=True)
+                if result.fired:
+                    self.fired, self.channel, self.result = True, channel, result
+                    if self.on_fire == "raise":
+                        raise DegenerateOutput(channel, result, self.truncated_text(channel))
+                    return
         finally:
             session.close()
 

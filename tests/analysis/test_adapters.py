@@ -53,6 +53,19 @@ def test_stop_mode_ends_quietly_and_flags_the_end() -> None:
     assert guarded.truncated_text().count(LOOP.strip()) == 1
 
 
+def test_a_response_that_ends_as_a_short_loop_fires_after_its_last_chunk() -> None:
+    """Every chunk is yielded; the end of the stream then fires the ending rule: raise or stop."""
+    chunks = _chunks("dai " * 15 + "dai")
+    seen: list[str] = []
+    with pytest.raises(DegenerateOutput) as info:
+        for c in guard_text_chunks(_local(), chunks):
+            seen.append(c)
+    assert seen == chunks and info.value.result.reason == "stream.ending"
+    assert info.value.text.startswith("dai ") and info.value.text.count("dai") == 1
+    guarded = guard_text_chunks(_local(), chunks, on_fire="stop")
+    assert list(guarded) == chunks and guarded.fired and guarded.result.reason == "stream.ending"
+
+
 def test_on_fire_is_validated() -> None:
     """An unknown on_fire mode is InvalidArgument naming it."""
     with pytest.raises(InvalidArgument, match="on_fire"):

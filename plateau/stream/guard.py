@@ -415,7 +415,9 @@ class StreamGuard:
           ``unit_copies`` copies, covers ``end_span_floor`` (32) columns and half the response
           fires, where mid-stream it needed ``span_floor`` (96) -- a legitimate run stops and the
           text goes on; at the end nothing follows. A request that asks for the repetition
-          excuses it as usual.
+          excuses it as usual. It reads the response only while the guard still holds all of it
+          (``2 * max_period + kgram`` characters and more): a loop that is half of a longer
+          response has fired mid-stream.
 
         A fire found here is attributed to the last chunk fed. Calling ``finish`` again returns
         the same result; once fired, the current result is returned unchanged. The semantic

@@ -136,18 +136,22 @@ def test_a_row_of_n_reads_as_a_count() -> None:
 
 
 def test_finish_judges_the_characters_after_the_last_block() -> None:
-    """A wordy unit whose fourth copy the last partial block completes fires on finish, not before:
-    mid-stream the block holding it never completed."""
-    text = "Summary follows.\n" + "The cache is stale, so the reader waits.\n" * 4
-    fired_mid = []
-    for seed in range(6):
-        chunks = seeded(text, seed, 1, 12)
+    """Every word doubled (``stream.stutter``: four stuttering blocks) fires mid-stream at the end of
+    the fourth block (character 255). Cut at 230 characters, the fourth block is never completed:
+    no chunk fires, and finish analyses the 38 characters after the third block and fires on
+    the last chunk. Cut at 200, the 8 characters left do not make a stuttering block."""
+    rng = random.Random(1)
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 7))) for _ in range(200)]
+    text = " ".join(w + " " + w for w in words)
+    for seed in range(4):
+        chunks = seeded(text[:230], seed, 1, 12)
         results, final = run(chunks)
-        assert final.fired
-        fired_mid.append(any(r.fired for r in results))
-        assert final.fired_at_chunk is not None and final.fired_at_chunk <= len(chunks) - 1
-    # the same text without finish: the fire needs the partial block (whatever the chunking)
-    assert len(set(fired_mid)) == 1
+        assert not any(r.fired for r in results)
+        assert final.fired and final.reason == "stream.stutter" and final.fired_at_chunk == len(chunks) - 1
+        results, final = run(seeded(text[:200], seed, 1, 12))
+        assert not final.fired
+    results, _ = run(seeded(text[:300], 0, 1, 12))
+    assert any(r.fired for r in results)
 
 
 def test_finish_is_idempotent_and_ends_the_stream() -> None:

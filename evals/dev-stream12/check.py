@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Re-check blind-stream12: re-cut every case, compare with stream/, re-derive fire windows, validate fields."""
+"""Re-check dev-stream12 (written as blind-stream12): re-cut every case, compare with stream/, re-derive fire windows, validate fields."""
 import glob
 import json
 import os

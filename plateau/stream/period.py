@@ -344,8 +344,9 @@ class PeriodDetector:
         this distance. Streams cut by a token limit inside the fourth copy of a long cycle (a
         list of several lines, a paragraph) end before the copy does. The first line counts
         from the loop's first character (``phase``: where it falls in ``unit``) to the first
-        line break at least ``copy_unit`` characters in; a copy with no such line break (one
-        line, with or without its line break) is read by its first sentence, to the first
+        line break at least ``copy_unit`` characters in; a copy with no such line break, or with
+        only blank lines after it (one line, with or without its line break and the blank line
+        that ends a paragraph), is read by its first sentence, to the first
         sentence end (``.``, ``!``, ``?`` before a space; ``。``, ``！``, ``？``) at least
         ``copy_unit`` characters in with more of the copy after it -- so that the tail of a
         line or sentence cut by the loop's phase is not taken for one. A unit with no second
@@ -354,9 +355,9 @@ class PeriodDetector:
         cfg = self.config
         copy = unit[phase:] + unit[:phase]
         j = copy.find("\n", cfg.copy_unit - 1, p - 1)
-        if j >= 0:
+        if j >= 0 and not copy[j:].isspace():
             return (cfg.unit_copies - 1) * p + j + 1
-        m = _SENTENCE_END.search(copy, cfg.copy_unit - 1)
+        m = _SENTENCE_END.search(copy, cfg.copy_unit - 1, j if j >= 0 else len(copy))
         return (cfg.unit_copies - 1) * p + m.end() if m is not None else cfg.unit_copies * p
 
     @staticmethod

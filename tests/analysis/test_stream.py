@@ -1009,14 +1009,18 @@ def _brute_period_fire(text: str, cfg: StreamGuardConfig) -> int | None:
                 first = text[start : start + p]
                 if need == cfg.unit_copies * p:
                     # its last copy is recognised by its first line (the first line break at least
-                    # copy_unit characters into the copy) or, for a copy of one line, by its first
-                    # sentence (the first ".", "!" or "?" before a space at least copy_unit
-                    # characters in, with more of the copy after it)
+                    # copy_unit characters into the copy, with more than blank lines after it) or,
+                    # for a copy of one line (and blank lines), by its first sentence (the first
+                    # ".", "!" or "?" before a space at least copy_unit characters in, with more of
+                    # its line after it)
                     brk = first.find("\n", cfg.copy_unit - 1, p - 1)
+                    if brk >= 0 and not first[brk:].strip():
+                        brk = -1
+                    body = first[: first.find("\n", cfg.copy_unit - 1)] if "\n" in first[cfg.copy_unit - 1 :] else first
                     ends = [
                         j
-                        for j in range(cfg.copy_unit - 1, p - 1)
-                        if first[j] in ".!?" and first[j + 1] in " \t" and first[j + 1 :].strip()
+                        for j in range(cfg.copy_unit - 1, min(p - 1, len(body)))
+                        if first[j] in ".!?" and first[j + 1] in " \t" and body[j + 1 :].strip()
                     ]
                     line = (cfg.unit_copies - 1) * p + (brk if brk >= 0 else ends[0]) + 1 if brk >= 0 or ends else need
                     if "\n" in first and (start == 0 or text[start - 1] == "\n") and first[0] != "\n":

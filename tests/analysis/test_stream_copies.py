@@ -953,3 +953,21 @@ def test_a_letter_filled_once_per_name_is_no_semantic_loop(real_cached: object) 
     for seed in (1, 2):
         assert first_fire(feed(seeded(filled, seed), embedder=real_cached, semantic_background=False)) is None
         assert first_fire(feed(seeded(same, seed), embedder=real_cached, semantic_background=False)) is not None
+
+
+def test_a_paragraph_between_blank_lines_is_recognised_by_its_first_sentence() -> None:
+    """A paragraph written on one line and followed by a blank line is a copy of one line: its
+    fourth copy is recognised by its first sentence, as a paragraph without the blank line is,
+    not at the line break after its last sentence."""
+    para = (
+        "The issue might be that the request is not sent when the switch is toggled. "
+        "Let me make sure the handler is called correctly.\n\n"
+    )
+    head = "Looking at the toggle handler now.\n\n"
+    text = head + para * 6
+    first_sentence = para.index(". ") + 1  # through the full stop
+    due = len(head) + 3 * len(para) + first_sentence - 1
+    assert fourth_copy_line(text, len(head), len(para)) == due
+    for seed in (1, 2, 3):
+        chunks = seeded(text, seed)
+        assert first_fire(feed(chunks)) == chunk_of(chunks, due)

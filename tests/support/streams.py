@@ -51,17 +51,20 @@ def first_fire(chunks: list[str], channel: str = "content", **kw: object) -> Gua
 
 def fourth_copy_line(text: str, start: int, p: int) -> int:
     """The offset where a loop of period ``p`` whose first copy starts at ``start`` is due: the line
-    break ending the first line of its ``unit_copies``-th copy (for a copy of one line, the
-    sentence end -- ``.``, ``!``, ``?`` before a space; ``。``, ``！``, ``？`` -- ending its first
+    break ending the first line of its ``unit_copies``-th copy (for a copy of one line, or of one
+    line and blank lines, the sentence end -- ``.``, ``!``, ``?`` before a space; ``。``, ``！``, ``？`` -- ending its first
     sentence, with more of the copy after it), read from the loop's first character and at least
     ``copy_unit`` characters into the copy; the copy's last character when there is none."""
     cfg = StreamGuardConfig()
     copy = text[start : start + p]
-    ends = [j for j in range(cfg.copy_unit - 1, p - 1) if copy[j] == "\n"]
-    if not ends:  # a copy of one line: its first sentence, with more of the copy after it
+    # a line break followed by more text; a copy whose other lines are blank is a copy of one line
+    ends = [j for j in range(cfg.copy_unit - 1, p - 1) if copy[j] == "\n" and copy[j:].strip()]
+    if not ends:  # a copy of one line: its first sentence, with more of its line after it
+        brk = copy.find("\n", cfg.copy_unit - 1, p - 1)  # the copy's line ends there (blank lines after it)
+        line = copy[:brk] if brk >= 0 else copy
         ends = [
             j
-            for j in range(cfg.copy_unit - 1, p - 1)
-            if (copy[j] in "\u3002\uff01\uff1f" or (copy[j] in ".!?" and copy[j + 1] in " \t")) and copy[j + 1 :].strip()
+            for j in range(cfg.copy_unit - 1, min(p - 1, len(line)))
+            if (copy[j] in "\u3002\uff01\uff1f" or (copy[j] in ".!?" and copy[j + 1] in " \t")) and line[j + 1 :].strip()
         ]
     return start + (cfg.unit_copies - 1) * p + (ends[0] if ends else p - 1)

@@ -565,7 +565,7 @@ class StreamGuard:
         start = self._excused_from.get(key)
         if start is not None and fire.copies > 0:
             start = min(start, fire.loop_start)
-            fire = replace(fire, copies=max(fire.copies, (end - start) // max(1, len(fire.unit))))
+            fire = replace(fire, copies=max(fire.copies, self._copies_since(fire.unit, start, end)))
         else:
             start = fire.loop_start
         if not ctx.excuses(fire, end, self.config, opening=None if ctx.requested else self._opening()):
@@ -574,6 +574,18 @@ class StreamGuard:
             self._excused_from.clear()
         self._excused_from[key] = start
         return True
+
+    def _copies_since(self, unit: str, start: int, end: int) -> int:
+        """Copies of ``unit`` between the stream offsets ``start`` and ``end``: its occurrences,
+        digits read as ``0`` (a counter in a copy is the same copy), where the guard still holds
+        that text; else the span over the unit's length. A unit that is a token of the loop (a
+        stutter's doubled word, a drill's character among others) does not tile the span, so
+        its occurrences, not the span's length, are its copies."""
+        core = unit.strip()
+        text, t0 = self._tail.text()
+        if core and start >= t0:
+            return _DIGITS.sub("0", text[start - t0 : end - t0]).count(_DIGITS.sub("0", core))
+        return (end - start) // max(1, len(unit))
 
     def _opening(self) -> str:
         """The stream's first ``_OPENING`` characters analysed (kept once the tail has dropped them)."""

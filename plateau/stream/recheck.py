@@ -57,6 +57,16 @@ _DIGITS = re.compile(r"\d+")
 _TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?")
 
 
+def _common_tail(gaps: list[list[str]]) -> list[str]:
+    """The last lines every gap ends with: the lines that stand just before every occurrence."""
+    tail: list[str] = []
+    for lines in zip(*(reversed(g) for g in gaps), strict=False):
+        if any(line != lines[0] for line in lines):
+            break
+        tail.append(lines[0])
+    return tail[::-1]
+
+
 def _scaffold(lines: tuple[str, ...]) -> bool:
     """Whether a passage holds a markdown table's delimiter row: the header of a table, which a
     document of many tables of one shape (a reference's parameter table per endpoint, a
@@ -162,7 +172,13 @@ class RecheckDetector:
                 # line -- names it), read from its first line: the same cycle found again from a
                 # later line keeps its candidate.
                 same = gaps is not None and all(g == gaps[0] for g in gaps)
-                unit = "\n".join(triple + tuple(gaps[0])) if same and gaps else "\n".join(triple)
+                if same and gaps:
+                    unit = "\n".join(triple + tuple(gaps[0]))
+                else:
+                    # the lines that stand before every occurrence (a verse's title line before
+                    # the rest of it) belong to the passage as the text names it
+                    lead = _common_tail(gaps) if gaps else []
+                    unit = "\n".join((*lead, *triple))
                 cur = self.candidate
                 if same and cur is not None and len(cur.unit) == len(unit) and unit in cur.unit + "\n" + cur.unit:
                     continue
@@ -203,7 +219,8 @@ class RecheckDetector:
 
         The gaps must hold the same number of lines and of tokens (words and punctuation
         marks), differ at no more positions than twice their lines, and hold a different token in
-        each gap at every position where they differ: one template, each copy naming its own item. The
+        each gap at one position at least: one template, each copy naming its own item (the
+        item's other fields -- a title, a unit's floor -- may repeat: ``Ms.`` / ``Mr.``). The
         commentary of a re-check loop restates itself in shuffled wording (its tokens do not
         align) or verbatim (no position differs); a loop on a counter is the drift detector's.
         False for None.
@@ -219,7 +236,7 @@ class RecheckDetector:
         slots = [i for i in range(len(tokens[0])) if len({t[i] for t in tokens}) > 1]
         if not slots or len(slots) > 2 * n:
             return False
-        return all(len({t[i] for t in tokens}) == len(tokens) for i in slots)
+        return any(len({t[i] for t in tokens}) == len(tokens) for i in slots)
 
     def _templated(self, key: str, at: int, end: int) -> None:
         """Count a line of ``_MIN_PASSAGE`` characters or more among the lines alike it.

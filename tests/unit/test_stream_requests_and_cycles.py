@@ -599,3 +599,54 @@ def test_a_table_header_before_each_table_is_no_recheck_candidate() -> None:
             tail.push(piece)
             detector.update(splitter.block(tail, piece))
         assert (detector.candidate is not None) is candidate, text[:40]
+
+
+def _recheck_candidate(text: str) -> object:
+    from plateau.stream.block import Splitter, Tail
+    from plateau.stream.recheck import RecheckDetector
+
+    detector = RecheckDetector(StreamGuardConfig())
+    tail, splitter = Tail(4096, 4096), Splitter()
+    for i in range(0, len(text), 64):  # the guard's 64-character blocks
+        piece = text[i : i + 64]
+        tail.push(piece)
+        detector.update(splitter.block(tail, piece))
+    return detector.candidate
+
+
+def test_a_letter_per_recipient_whose_title_repeats_is_no_recheck_candidate() -> None:
+    """A letter filled once per recipient names a new recipient in each copy, while another field
+    of the template takes a value again (a title, ``Ms.`` / ``Mr.``): still one template filled per
+    item, no candidate. The same body after commentary that restates itself is one."""
+    people = [("Ms.", "Alvarez", "1A"), ("Mr.", "Berg", "1B"), ("Ms.", "Chen", "2A"), ("Mr.", "Dubois", "2B"), ("Ms.", "Eze", "3A")]
+    body = "The lift will be out of service on Monday from 08:00 to 12:00.\nPlease use the stairs.\nThank you for your patience.\n"
+    letters = "".join(f"Subject: Lift notice, flat {u}\nDear {t} {n},\n" + body + "Facilities\n---\n" for t, n, u in people)
+    assert _recheck_candidate(letters) is None
+    talk = ["Let me read the notice again.", "Hmm, once more from the top:", "Checking it one more time:", "Again:", "One last look:"]
+    assert _recheck_candidate("".join(t + "\n" + body + "Facilities\n" for t in talk)) is not None
+
+
+def test_a_recheck_unit_holds_the_line_before_every_occurrence() -> None:
+    """The lines that stand just before every occurrence of a passage belong to it as the text
+    names it: a verse whose title line opens each copy, quoted between varying lines, is reported
+    from its title line (a request that names the piece by its title then names it)."""
+    verse = "Row, row, row your boat,\nGently down the stream.\nMerrily, merrily, merrily, merrily,\nLife is but a dream.\n"
+    heads = ["Part one:", "Part two, a line later:", "Part three, two lines later:", "Part four, three lines later:", "All together now:"]
+    cand = _recheck_candidate("".join(h + "\n" + verse for h in heads))
+    assert cand is not None and cand.unit.startswith("Row, row, row your boat,\n")  # type: ignore[attr-defined]
+
+
+def test_a_drill_of_one_character_per_row_is_excused_per_row() -> None:
+    """A practice sheet asked for with each character written ten times: every row repeats its own
+    character, the stutter detector reads the rows as doubled tokens, and the request's count
+    holds for each character: its copies are counted where they stand, not as the sheet's length
+    over the character's. Thirty copies in a row go past the count and fire."""
+    ask = "Make a practice sheet: each kana followed by its romaji, then written ten times in a row."
+    kana = list(zip("あいうえおかきくけこ", ["a", "i", "u", "e", "o", "ka", "ki", "ku", "ke", "ko"], strict=True))
+    sheet = "Practice sheet:\n\n" + "".join(f"{k} ({r}): " + " ".join([k] * 10) + "\n" for k, r in kana) + "\nWrite slowly.\n"
+    for seed in (1, 2):
+        guard = StreamGuard(context=ask)
+        assert not any(guard.feed(c).fired for c in seeded(sheet, seed))
+        assert not guard.finish().fired
+    over = "Practice sheet:\n\n" + "".join(f"{k} ({r}): " + " ".join([k] * 30) + "\n" for k, r in kana)
+    assert first_fire(seeded(over, 1), context=ask).fired

@@ -350,7 +350,10 @@ class PeriodDetector:
         sentence end (``.``, ``!``, ``?`` before a space; ``。``, ``！``, ``？``) at least
         ``copy_unit`` characters in with more of the copy after it -- so that the tail of a
         line or sentence cut by the loop's phase is not taken for one. A unit with no second
-        line or sentence keeps ``unit_copies * p``.
+        line or sentence needs ``unit_copies * p`` less the whitespace that ends its copy: the
+        fourth copy is complete at its last character that is not whitespace, and the space or
+        line break after it separates it from what follows (``Thanks for watching!`` four times
+        on a line, then a line break).
         """
         cfg = self.config
         copy = unit[phase:] + unit[:phase]
@@ -358,7 +361,11 @@ class PeriodDetector:
         if j >= 0 and not copy[j:].isspace():
             return (cfg.unit_copies - 1) * p + j + 1
         m = _SENTENCE_END.search(copy, cfg.copy_unit - 1, j if j >= 0 else len(copy))
-        return (cfg.unit_copies - 1) * p + m.end() if m is not None else cfg.unit_copies * p
+        if m is not None:
+            return (cfg.unit_copies - 1) * p + m.end()
+        # one sentence: the copy is complete at its last character that is not whitespace (the
+        # space or line break after it is what separates it from the next copy)
+        return cfg.unit_copies * p - (len(copy) - len(copy.rstrip()) if copy.strip() else 0)
 
     @staticmethod
     def _marker(s: str, i: int, p: int, start: bool) -> int:

@@ -1022,7 +1022,9 @@ def _brute_period_fire(text: str, cfg: StreamGuardConfig) -> int | None:
                         for j in range(cfg.copy_unit - 1, min(p - 1, len(body)))
                         if first[j] in ".!?" and first[j + 1] in " \t" and body[j + 1 :].strip()
                     ]
-                    line = (cfg.unit_copies - 1) * p + (brk if brk >= 0 else ends[0]) + 1 if brk >= 0 or ends else need
+                    # with neither, the copy is complete at its last character that is not whitespace
+                    bare = len(first) - len(first.rstrip()) if first.strip() else 0
+                    line = (cfg.unit_copies - 1) * p + (brk if brk >= 0 else ends[0]) + 1 if brk >= 0 or ends else need - bare
                     if "\n" in first and (start == 0 or text[start - 1] == "\n") and first[0] != "\n":
                         # a copy is complete at the end of its body, before the marker that opens
                         # the next copy's line (the text after the unit's last line break)

@@ -82,12 +82,14 @@ def content_reach(text: str, begin: int, span: int = CFG.span_floor) -> int:
 
 
 def test_a_sentence_of_20_to_40_characters_fires_by_its_fourth_copy() -> None:
-    """A 22-40 character sentence repeated after an answer fires when its 4th copy is complete."""
+    """A 22-40 character sentence repeated after an answer fires when its 4th copy is complete: on
+    its last character that is not whitespace (the space or line break after it separates it
+    from the next copy)."""
     for seed, unit in enumerate(["I'm gonna have to go. ", "Let me check the config file again. ", "Thanks for waiting!\n"]):
         assert 20 <= len(unit) <= 40 and CFG.copies_required(len(unit), 4) == 4
         text = ANSWER + unit * 30
         chunks = seeded(text, 100 + seed)
-        res = assert_fires_at(chunks, len(ANSWER) + 4 * len(unit) - 1)
+        res = assert_fires_at(chunks, len(ANSWER) + 3 * len(unit) + len(unit.rstrip()) - 1)
         assert res.reason == "stream.period" and res.unit is not None and res.loop_start == len(ANSWER)
         # Three copies, then the answer goes on: quiet.
         quiet = ANSWER + unit * 3 + ANSWER.replace("parser", "lexer")
@@ -96,7 +98,8 @@ def test_a_sentence_of_20_to_40_characters_fires_by_its_fourth_copy() -> None:
 
 def test_every_unit_of_16_to_34_characters_fires_on_the_chunk_completing_its_fourth_copy() -> None:
     """Units of 16-34 characters (the 16-26 ones are found by the half-block probe) in seeded
-    chunks of 1-12 characters: the fire is on the chunk holding the 4th copy's last character,
+    chunks of 1-12 characters: the fire is on the chunk holding the 4th copy's last character
+    that is not whitespace,
     never on the chunk before, wherever the loop starts relative to the blocks."""
     rng = random.Random(7)
     for trial in range(60):
@@ -110,7 +113,11 @@ def test_every_unit_of_16_to_34_characters_fires_on_the_chunk_completing_its_fou
         begin = len(head)
         while begin > 0 and text[begin - 1] == text[begin - 1 + p]:  # the run may reach back over a shared suffix
             begin -= 1
-        res = assert_fires_at(seeded(text, 300 + trial, 1, 12), begin + 4 * p - 1)
+        # the copy read from the loop's first character is complete at its last character that
+        # is not whitespace ("... word. " at its full stop)
+        due = begin + 3 * p + len(text[begin : begin + p].rstrip()) - 1
+        assert due == fourth_copy_line(text, begin, p)
+        res = assert_fires_at(seeded(text, 300 + trial, 1, 12), due)
         assert res.reason == "stream.period" and res.period == p
 
 
@@ -953,6 +960,21 @@ def test_a_letter_filled_once_per_name_is_no_semantic_loop(real_cached: object) 
     for seed in (1, 2):
         assert first_fire(feed(seeded(filled, seed), embedder=real_cached, semantic_background=False)) is None
         assert first_fire(feed(seeded(same, seed), embedder=real_cached, semantic_background=False)) is not None
+
+
+def test_a_sentence_chanted_on_a_line_fires_at_the_fourth_copy_before_the_line_break() -> None:
+    """``Thanks for watching!`` four times on a line, the line ended by a line break, between
+    subtitle cues: the fourth copy is complete at its ``!`` -- the line break after it, where a
+    space stood after the other copies, is no part of the copy."""
+    cue = "1\n00:00:00,000 --> 00:01:13,380\n"
+    line = "Thanks for watching! " * 3 + "Thanks for watching!\n"
+    text = cue + line + "\n2\n00:01:14,820 --> 00:01:15,780\nThanks for watching!\n\n3\n00:01:16,220 --> 00:01:23,820\nBye.\n"
+    due = len(cue) + len(line) - 2  # the fourth "!"
+    for seed in (1, 2, 3):
+        chunks = seeded(text, seed)
+        results = feed(chunks)
+        assert first_fire(results) == chunk_of(chunks, due), seed
+        assert results[first_fire(results)].reason == "stream.period"  # type: ignore[index]
 
 
 def test_a_paragraph_between_blank_lines_is_recognised_by_its_first_sentence() -> None:

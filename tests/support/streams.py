@@ -54,7 +54,8 @@ def fourth_copy_line(text: str, start: int, p: int) -> int:
     break ending the first line of its ``unit_copies``-th copy (for a copy of one line, or of one
     line and blank lines, the sentence end -- ``.``, ``!``, ``?`` before a space; ``。``, ``！``, ``？`` -- ending its first
     sentence, with more of the copy after it), read from the loop's first character and at least
-    ``copy_unit`` characters into the copy; the copy's last character when there is none."""
+    ``copy_unit`` characters into the copy; the copy's last character that is not whitespace
+    when there is none."""
     cfg = StreamGuardConfig()
     copy = text[start : start + p]
     # a line break followed by more text; a copy whose other lines are blank is a copy of one line
@@ -67,4 +68,5 @@ def fourth_copy_line(text: str, start: int, p: int) -> int:
             for j in range(cfg.copy_unit - 1, min(p - 1, len(line)))
             if (copy[j] in "\u3002\uff01\uff1f" or (copy[j] in ".!?" and copy[j + 1] in " \t")) and line[j + 1 :].strip()
         ]
-    return start + (cfg.unit_copies - 1) * p + (ends[0] if ends else p - 1)
+    # no second line or sentence: the copy's last character that is not whitespace
+    return start + (cfg.unit_copies - 1) * p + (ends[0] if ends else len(copy.rstrip()) - 1 if copy.strip() else p - 1)

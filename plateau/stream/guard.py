@@ -576,15 +576,19 @@ class StreamGuard:
         return True
 
     def _copies_since(self, unit: str, start: int, end: int) -> int:
-        """Copies of ``unit`` between the stream offsets ``start`` and ``end``: its occurrences,
-        digits read as ``0`` (a counter in a copy is the same copy), where the guard still holds
-        that text; else the span over the unit's length. A unit that is a token of the loop (a
-        stutter's doubled word, a drill's character among others) does not tile the span, so
-        its occurrences, not the span's length, are its copies."""
+        """Copies of ``unit`` between the stream offsets ``start`` and ``end``.
+
+        A unit of one token (no whitespace inside it: a stutter's doubled word, a drill's
+        character written among others) need not tile the span, so its copies are its
+        occurrences there, digits read as ``0``, where the guard still holds that text; any
+        other unit's are the span over the unit's length (a unit whose spacing or counters
+        drift tiles the span without occurring verbatim).
+        """
         core = unit.strip()
-        text, t0 = self._tail.text()
-        if core and start >= t0:
-            return _DIGITS.sub("0", text[start - t0 : end - t0]).count(_DIGITS.sub("0", core))
+        if core and not any(ch.isspace() for ch in core):
+            text, t0 = self._tail.text()
+            if start >= t0:
+                return _DIGITS.sub("0", text[start - t0 : end - t0]).count(_DIGITS.sub("0", core))
         return (end - start) // max(1, len(unit))
 
     def _opening(self) -> str:

@@ -521,6 +521,16 @@ class PlateauService:
                 grpc.StatusCode.DEADLINE_EXCEEDED,
                 f"stream: the client read no answer for {self.config.stream_idle_seconds:g} s; closed",
             ) from None
+        except Exception:
+            # A client that stops reading once it has its answer (a guard that fired) cancels the
+            # call while an answer is being written: the write fails because the call is over,
+            # which is CANCELLED, not a fault of ours.
+            # (grpc cancels the handler's task: the wait for the write was cancelled, and the
+            # write itself then fails with the batch it could not send.)
+            task = asyncio.current_task()
+            if context.cancelled() or context.done() or (task is not None and task.cancelling()):
+                raise asyncio.CancelledError from None
+            raise
 
     async def ObserveStream(self, requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> None:
         async def work(fields: dict[str, Any]) -> None:

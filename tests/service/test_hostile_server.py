@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import signal
@@ -411,3 +412,23 @@ def test_sigterm_drains_with_health_not_serving_and_logs_no_traceback(tmp_path: 
             proc.kill()
             proc.wait()
 
+
+
+def test_a_client_that_stops_reading_after_a_fire_is_cancelled_not_internal(caplog: pytest.LogCaptureFixture) -> None:
+    """The guard's own pattern -- stop reading the stream once a result has fired -- cancels the
+    call while the server may be writing its next answer: the server records CANCELLED and logs
+    no error, every time (before, about one call in eight ended INTERNAL with a traceback)."""
+    import re
+
+    chunks = re.findall(r"\S+\s*", "I will now check the configuration file again to make sure the setting is correct. " * 10)
+    caplog.set_level(logging.DEBUG, logger="plateau.server")
+    with ServerThread(Engine(embedder=HashingEmbedder())) as server, Client.remote(server.target) as client:
+        for _ in range(40):
+            fired = False
+            for result in client.guard_stream(chunks):
+                if result.fired:
+                    fired = True
+                    break
+            assert fired
+    records = [r for r in caplog.records if r.name == "plateau.server"]
+    assert [r.getMessage() for r in records if r.levelno >= logging.ERROR or "INTERNAL" in r.getMessage()] == []

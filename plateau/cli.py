@@ -682,6 +682,7 @@ def cmd_guard(args: argparse.Namespace) -> int:
             raise FileNotFoundError(f"{p}: no such file or folder")
         files.extend(sorted(p.rglob("*.json")) if p.is_dir() else [p])
     rows: list[tuple[str, ...]] = []  # without --jsonl: one table row per stream case, printed at the end
+    outcomes: list[tuple[dict[str, Any], int | None]] = []  # (labels, first fire) per stream case
     with client:
         for file in files:
             case = json.loads(file.read_text(encoding="utf-8"))
@@ -704,6 +705,7 @@ def cmd_guard(args: argparse.Namespace) -> int:
                 if res.fired:
                     fired_at = i
                     break
+            outcomes.append((case.get("expected", {}), fired_at))
             if not args.jsonl:
                 exp = case.get("expected", {})
                 window = exp.get("fire_between_chunks")
@@ -721,7 +723,29 @@ def cmd_guard(args: argparse.Namespace) -> int:
         for row in rows:
             shown.add_row(*row)
         sys.stdout.write(render(shown, sys.stdout))
+    if not args.jsonl:
+        print(_guard_summary(outcomes))
     return 0
+
+
+def _guard_summary(outcomes: list[tuple[dict[str, Any], int | None]]) -> str:
+    """One line for ``plateau guard``: the streams, how many fired and, where they carry labels,
+    how many labelled fires landed in their window (premature, late, missed) and how many
+    legitimate streams fired."""
+    fired = sum(at is not None for _, at in outcomes)
+    line = f"plateau guard: {len(outcomes)} streams, {fired} fired"
+    fire = [(exp.get("fire_between_chunks"), at) for exp, at in outcomes if exp.get("verdict") == "fire"]
+    quiet = [at for exp, at in outcomes if exp.get("verdict") == "no-fire"]
+    if fire:
+        windows = [(w, at) for w, at in fire if isinstance(w, list) and len(w) == 2]
+        caught = sum(at is not None and w[0] <= at <= w[1] for w, at in windows)
+        early = sum(at is not None and at < w[0] for w, at in windows)
+        late = sum(at is not None and at > w[1] for w, at in windows)
+        missed = sum(at is None for _, at in fire)
+        line += f"; labelled fire: {caught}/{len(fire)} in window ({early} premature, {late} late, {missed} missed)"
+    if quiet:
+        line += f"; labelled no-fire: {sum(at is not None for at in quiet)}/{len(quiet)} fired"
+    return line
 
 
 def _local_guard_backend(args: argparse.Namespace) -> Any:

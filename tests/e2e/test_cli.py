@@ -58,6 +58,27 @@ def test_guard_in_process_has_the_semantic_layer_as_a_server_does(capsys) -> Non
     assert window[0] <= fired[0]["chunk"] <= window[1]
 
 
+def test_guard_ends_with_a_summary_of_the_labels(capsys) -> None:  # type: ignore[no-untyped-def]
+    """Without ``--jsonl``, ``plateau guard`` ends with one line: the streams, how many fired, and
+    against their labels how many fires landed in their window and how many legitimate streams
+    fired -- counted here from the cases' own labels and the same run's ``--jsonl`` fires."""
+    folder = ROOT / "evals" / "stream"
+    rows = _jsonl(capsys, ["guard", str(folder), "--jsonl"])
+    first: dict[str, int] = {}
+    for r in rows:
+        if r["fired"]:
+            first.setdefault(r["case"], r["chunk"])
+    cases = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+    fire = [c for c in cases if c["expected"]["verdict"] == "fire"]
+    windows = {c["id"]: c["expected"]["fire_between_chunks"] for c in fire}
+    caught = sum(i in first and windows[i][0] <= first[i] <= windows[i][1] for i in windows)
+    quiet_fired = sum(c["id"] in first for c in cases if c["expected"]["verdict"] == "no-fire")
+    assert main(["guard", str(folder)]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith(f"plateau guard: {len(cases)} streams, {len(first)} fired; labelled fire: {caught}/{len(fire)} in window")
+    assert last.endswith(f"labelled no-fire: {quiet_fired}/{len(cases) - len(fire)} fired")
+
+
 @pytest.mark.shared("data", "trajectories")
 def test_real_trajectories_are_not_tripped(real_model, capsys) -> None:  # type: ignore[no-untyped-def]
     """On the real SWE-agent runs: marshmallow gets continue on every step; pydicom is never tripped."""

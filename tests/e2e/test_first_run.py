@@ -110,8 +110,9 @@ def test_make_s_first_install_says_what_it_installs_and_shows_pip_s_progress() -
 
 
 def test_a_client_closing_its_stream_is_logged_at_debug_not_info(caplog: pytest.LogCaptureFixture) -> None:
-    """An ObserveStream the client cancels while the server waits for its next step is recorded as CANCELLED at DEBUG
-    (a client closing its stream is normal), never at INFO or above."""
+    """An ObserveStream the client cancels while the server waits for its next step is recorded at DEBUG (a client
+    closing its stream is normal), never at INFO or above: as CANCELLED, or as OK when the client's end of the request
+    stream reaches the server before the cancellation does (a race of the transport, seen on a loaded machine)."""
     import queue
     import time
 
@@ -128,7 +129,10 @@ def test_a_client_closing_its_stream_is_logged_at_debug_not_info(caplog: pytest.
         while time.monotonic() < deadline and not any(r.getMessage().startswith("ObserveStream ") for r in caplog.records):
             time.sleep(0.05)
     records = [r for r in caplog.records if r.getMessage().startswith("ObserveStream ")]
-    assert [(r.levelno, r.getMessage()) for r in records] == [(logging.DEBUG, "ObserveStream CANCELLED")]
+    assert [(r.levelno, r.getMessage()) for r in records] in (
+        [(logging.DEBUG, "ObserveStream CANCELLED")],
+        [(logging.DEBUG, "ObserveStream OK")],
+    )
 
 
 @pytest.mark.model

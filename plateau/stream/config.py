@@ -60,8 +60,8 @@ class StreamGuardConfig:
         character fills two, see ``digit_run_floor``).
     glued_span_floor
         Span, in columns, at which a short unit with a word whose copies abut with nothing
-        between them fires (:func:`plateau.stream.text.is_glued`: ``OfOfOf``,
-        ``<unk><unk>``, ``来了来了``; not a unit of hexadecimal digits alone) (int, 8..10^9,
+        between them fires (:func:`plateau.stream.text.is_glued`: ``HeyHeyHey``,
+        ``<unk><unk>``, ``好的好的``; not a unit of hexadecimal digits alone) (int, 8..10^9,
         at most ``span_floor``; default 64). No language writes a word glued to itself: the
         legitimate runs are a laugh, a fixture string in a test, a file mode. Measured on the
         17,796 real messages of ``scripts/stream_false_alarms.py`` (model responses, tool

@@ -108,6 +108,13 @@ _MAX_ROTATIONS = 64  # word starts of a repeated unit tried as its start
 _GLUED = re.compile("[" + WIDE_LETTERS + "]+")  # a unit whose copies may be written without spaces between them
 
 
+def _count_value(number: str) -> int:
+    """The value of a count matched by ``_NUMBER``: digits, or a number word (``"a hundred"`` as
+    ``"hundred"``); 0 for a word no list holds."""
+    word = number.lower().removeprefix("a ")
+    return int(word) if word.isdigit() else _WORDS.get(word, 0)
+
+
 def _cjk_number(text: str) -> int:
     """The value of a Chinese/Japanese numeral (``"二十"`` 20, ``"三"`` 3, ``"十五"`` 15, ``"20"``
     handled elsewhere): digits add, a multiplier (10 and above) multiplies the digit before it (1
@@ -206,13 +213,10 @@ class RequestContext:
         counts: list[int] = []
         times = False  # a count of times ("four times", "15 fois") asks for repetition by itself
         for m in _COUNT.finditer(asked):
-            word = m.group(1).lower()
-            word = word.removeprefix("a ")
-            counts.append(int(word) if word.isdigit() else _WORDS.get(word, 0))
+            counts.append(_count_value(m.group(1)))
             times = times or bool(_TIMES_ONLY.match(m.group(2)))
         for m in _RUN_OF.finditer(asked):
-            word = m.group(1).lower().removeprefix("a ")
-            counts.append(int(word) if word.isdigit() else _WORDS.get(word, 0))
+            counts.append(_count_value(m.group(1)))
             times = True
         for m in _CJK_COUNT.finditer(asked):
             counts.append(_cjk_number(m.group(1)))

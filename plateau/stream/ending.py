@@ -1,14 +1,14 @@
 r"""``stream.ending``: a response that ended as a loop of a short unit.
 
-While a response streams, a unit shorter than ``copy_unit`` (a word, a syllable, ``Thank you.``,
-a run of ``!``) fires only once its copies cover ``span_floor`` (96) columns, or
+While a response streams, a unit shorter than ``copy_unit`` (a word, a syllable, a short
+sentence, a run of ``!``) fires only once its copies cover ``span_floor`` (96) columns, or
 ``digit_run_floor`` for a run of one token: a legitimate run of a short unit -- a chorus's
 ``la la la``, a chant, a row of emoji -- holds up to 64 columns and then the text goes on. The
 reader's bound for such a run (issue 23: "within a bounded number of characters for shorter
 units and single-token runs"; the labelling rule of the stream sets reads it as 32 to 96
 characters of the run) starts at 32. A response that *ends* inside that bound -- a captioner or
-a translator whose output is ``dai dai dai ...`` up to its token limit, a transcript of
-``Thank you.`` five times -- is never caught by the mid-stream floors: the stream ends first.
+a translator whose output is ``yes yes yes ...`` up to its token limit, a transcript of
+one short sentence five times -- is never caught by the mid-stream floors: the stream ends first.
 
 When the stream has ended (:meth:`~plateau.stream.StreamGuard.finish`), nothing can follow the
 run, so the reason for the floors is gone for a loop that *is* the response. This rule reads the
@@ -16,7 +16,7 @@ whole response once, with every run of whitespace read as one space (one line br
 holds one), and finds the longest run of a unit shorter than ``copy_unit`` that reaches the
 response's end (the match run behind ``stream.period``, measured backwards from the last
 character, for each period 1 .. ``copy_unit - 1``). Copies of that unit earlier in the response
-count too -- a transcript's ``Vielen Dank.`` interrupted once by a credit line is still one
+count too -- a short sentence interrupted once by a line that is not a copy is still one
 loop -- each found where a copy of the run stands (a token as a whole token: ``2`` is no copy
 inside ``2020``). It fires when
 
@@ -28,7 +28,7 @@ inside ``2020``). It fires when
   lower end of the reader's bound,
 - they cover at least ``end_fraction`` (half) of the response's columns: the loop is most of
   what the response says. A song that ends on ``la la la la`` is mostly its verses; a caption
-  that is ``a 2 2 2 2 ...`` is its loop,
+  that is ``a 7 7 7 7 ...`` is its loop,
 - and the unit holds a word (:func:`~plateau.stream.text.count_words`) or is one token
   (:func:`~plateau.stream.text.is_token_run`: ``!``, ``0``, an emoji): layout -- a divider, a
   table rule -- never fires here, as it needs 256 characters mid-stream.
@@ -115,8 +115,8 @@ def ending_fire(text: str, config: StreamGuardConfig) -> Fire | None:
     Examples
     --------
     >>> from plateau.stream import StreamGuardConfig
-    >>> ending_fire("a 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2", StreamGuardConfig()).unit
-    '2 '
+    >>> ending_fire("a 7 7 7 7 7 7 7 7 7 7 7 7 7 7 7 7 7 7", StreamGuardConfig()).unit
+    '7 '
     >>> ending_fire("Here is the summary you asked for: ha ha ha", StreamGuardConfig()) is None
     True
     """

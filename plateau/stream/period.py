@@ -29,7 +29,7 @@ several lines or sentences once the first line or sentence of its fourth copy is
 which a reader recognises the copy (a stream cut by its token limit inside that copy is caught); a shorter
 unit with a word (a syllable, a word, a one-word line) once it covers
 ``span_floor`` (96) characters, ``glued_span_floor`` (64) when its copies abut with nothing
-between them (``OfOfOf``, ``<unk><unk>``) -- counted from the first copy of an earlier run it goes on
+between them (``HeyHeyHey``, ``<unk><unk>``) -- counted from the first copy of an earlier run it goes on
 from when its unit drifts (a unit held in the new one, or holding it: ``_name_name/test_name``);
 a run of one token with nothing between its copies (a digit,
 a letter, ``!``, an emoji), or with a separator of spaces and at most one comma or semicolon
@@ -352,8 +352,8 @@ class PeriodDetector:
         line or sentence cut by the loop's phase is not taken for one. A unit with no second
         line or sentence needs ``unit_copies * p`` less the whitespace that ends its copy: the
         fourth copy is complete at its last character that is not whitespace, and the space or
-        line break after it separates it from what follows (``Thanks for watching!`` four times
-        on a line, then a line break).
+        line break after it separates it from what follows (a short sentence
+        four times on a line, then a line break).
         """
         cfg = self.config
         copy = unit[phase:] + unit[:phase]

@@ -172,13 +172,12 @@ class RecheckDetector:
                 # line -- names it), read from its first line: the same cycle found again from a
                 # later line keeps its candidate.
                 same = gaps is not None and all(g == gaps[0] for g in gaps)
-                if same and gaps:
+                if gaps is not None and same:
                     unit = "\n".join(triple + tuple(gaps[0]))
                 else:
                     # the lines that stand before every occurrence (a verse's title line before
                     # the rest of it) belong to the passage as the text names it
-                    lead = _common_tail(gaps) if gaps else []
-                    unit = "\n".join((*lead, *triple))
+                    unit = "\n".join((*(_common_tail(gaps) if gaps else ()), *triple))
                 cur = self.candidate
                 if same and cur is not None and len(cur.unit) == len(unit) and unit in cur.unit + "\n" + cur.unit:
                     continue

@@ -211,7 +211,7 @@ _LETTER_RUN = re.compile(r"[^\W\d_]+")
 
 def is_glued(unit: str) -> bool:
     """Whether the copies of a periodic ``unit`` abut with nothing between them: ``Of``,
-    ``<unk>``, ``来了`` (``OfOfOf``, ``<unk><unk>``, ``来了来了``).
+    ``<unk>``, ``好的`` (``HeyHeyHey``, ``<unk><unk>``, ``好的好的``).
 
     True for a unit without whitespace and without a list or path separator (``,``, ``;``,
     ``|``, ``/``, ``\\``, the fullwidth and CJK comma, semicolon and stops) that holds a run of letters with two

@@ -550,13 +550,24 @@ def test_a_letter_filled_once_per_name_is_no_drifting_loop() -> None:
         assert first_fire(seeded(same, seed)).fired
 
 
+def _recheck_candidate(text: str) -> object:
+    """The re-check detector's candidate after ``text`` is fed in the guard's 64-character blocks."""
+    from plateau.stream.block import Splitter, Tail
+    from plateau.stream.recheck import RecheckDetector
+
+    detector = RecheckDetector(StreamGuardConfig())
+    tail, splitter = Tail(4096, 4096), Splitter()
+    for i in range(0, len(text), 64):  # the guard's 64-character blocks
+        piece = text[i : i + 64]
+        tail.push(piece)
+        detector.update(splitter.block(tail, piece))
+    return detector.candidate
+
+
 def test_a_refrain_after_each_verse_is_no_recheck_candidate() -> None:
     """A three-line refrain after each verse whose lines name a new item (a number, a rhyme) is a
     template filled per item: the re-check detector makes no candidate of it. The refrain after
     verses that differ in wording from each other is still a candidate."""
-    from plateau.stream.block import Splitter, Tail
-    from plateau.stream.recheck import RecheckDetector
-
     refrain = "Round and round the meadow goes,\nOver the hill where the river flows,\nHome again as the evening glows.\n\n"
     items = [("one", "drum"), ("two", "shoe"), ("three", "tree"), ("four", "door"), ("five", "hive"), ("six", "sticks")]
     song = "".join(f"The little cart went rolling {a},\nIt carried a bell and a painted {b};\n" + refrain for a, b in items)
@@ -570,48 +581,20 @@ def test_a_refrain_after_each_verse_is_no_recheck_candidate() -> None:
     ]
     loop = "".join(t + "\n" + refrain for t in talk)
     for text, candidate in ((song, False), (loop, True)):
-        detector = RecheckDetector(StreamGuardConfig())
-        tail, splitter = Tail(4096, 4096), Splitter()
-        for i in range(0, len(text), 64):  # the guard's 64-character blocks
-            piece = text[i : i + 64]
-            tail.push(piece)
-            detector.update(splitter.block(tail, piece))
-        assert (detector.candidate is not None) is candidate, text[:40]
+        assert (_recheck_candidate(text) is not None) is candidate, text[:40]
 
 
 def test_a_table_header_before_each_table_is_no_recheck_candidate() -> None:
     """A reference whose sections each open a table of one shape repeats the table's header and
     delimiter row with a line before it: the document's scaffold, no re-check candidate. The
     same three lines without a delimiter row (a passage quoted before each new look) are one."""
-    from plateau.stream.block import Splitter, Tail
-    from plateau.stream.recheck import RecheckDetector
-
     endpoints = ["list", "create", "get", "update", "archive", "add member"]
     header = "**Parameters**\n\n| Name | Type | Required | Description |\n|---|---|---|---|\n"
     doc = "".join(f"## {e}\n\nThe {e} endpoint.\n\n" + header + f"| `{e}_id` | string | yes | The {e} target. |\n\n" for e in endpoints)
     quoted = header.replace("|---|---|---|---|", "Every row is one field of the request.")
     loop = "".join(f"## {e}\n\nThe {e} endpoint.\n\n" + quoted + f"| `{e}_id` | string | yes | The {e} target. |\n\n" for e in endpoints)
     for text, candidate in ((doc, False), (loop, True)):
-        detector = RecheckDetector(StreamGuardConfig())
-        tail, splitter = Tail(4096, 4096), Splitter()
-        for i in range(0, len(text), 64):  # the guard's 64-character blocks
-            piece = text[i : i + 64]
-            tail.push(piece)
-            detector.update(splitter.block(tail, piece))
-        assert (detector.candidate is not None) is candidate, text[:40]
-
-
-def _recheck_candidate(text: str) -> object:
-    from plateau.stream.block import Splitter, Tail
-    from plateau.stream.recheck import RecheckDetector
-
-    detector = RecheckDetector(StreamGuardConfig())
-    tail, splitter = Tail(4096, 4096), Splitter()
-    for i in range(0, len(text), 64):  # the guard's 64-character blocks
-        piece = text[i : i + 64]
-        tail.push(piece)
-        detector.update(splitter.block(tail, piece))
-    return detector.candidate
+        assert (_recheck_candidate(text) is not None) is candidate, text[:40]
 
 
 def test_a_letter_per_recipient_whose_title_repeats_is_no_recheck_candidate() -> None:

@@ -175,19 +175,24 @@ class Partial:
 class Splitter:
     """Turns consecutive block texts into :class:`Block` objects, carrying a token cut at a block's end."""
 
-    __slots__ = ("_count", "_n", "_pend", "_prev")
+    __slots__ = ("_count", "_final", "_n", "_pend", "_prev")
 
     def __init__(self, n: int = 4) -> None:
         self._pend = ""
+        self._final = False
         self._count = 0
         self._n = n
         self._prev: list[str] = []
+
+    def close(self) -> None:
+        """The stream has ended: the next block is the last, and its last token is complete."""
+        self._final = True
 
     def block(self, tail: Tail, piece: str) -> Block:
         """The :class:`Block` for ``piece``, just pushed onto ``tail``."""
         text = self._pend + piece.lower()
         tokens = text.split()
-        if tokens and not text[-1].isspace():
+        if tokens and not text[-1].isspace() and not self._final:
             self._pend = tokens.pop()[:_MAX_WORD]
         else:
             self._pend = ""

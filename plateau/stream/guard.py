@@ -441,6 +441,7 @@ class StreamGuard:
             if self._due < chars:
                 fire = self._confirm(buf, chars)
             if fire is None:
+                self._splitter.close()  # the last block: its last token is complete
                 fire = self._analyse(buf)
             if fire is None and self._due < chars:
                 fire = self._confirm("", chars)

@@ -475,7 +475,7 @@ def test_a_labelled_counter_fires_on_the_newline_of_its_fourth_copy() -> None:
 
 
 def test_counter_drift_fires_on_its_fourth_copy() -> None:
-    """A sentence whose only change is a counter inside it fires as drifting copies, one copy after the exact rule."""
+    """A sentence whose only change is a counter inside it fires by its fourth copy, as an exact repetition."""
     lines = [f"I will open the config file again (try {i}) and check whether the port value is set correctly.\n" for i in range(12, 40)]
     head = "Let me fix the port problem.\n"
     text = head + "".join(lines)
@@ -486,6 +486,80 @@ def test_counter_drift_fires_on_its_fourth_copy() -> None:
     assert fourth <= res.chars <= fourth + 3 * B  # the fourth copy is complete, within a few blocks
     again = first_fire(fixed(text, 11))
     assert (again.reason, again.loop_start, again.cut_offset) == (res.reason, res.loop_start, res.cut_offset)
+
+
+ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth"]
+
+
+def counted(template: str, counters: list[str]) -> tuple[str, list[int]]:
+    """The copies of ``template`` (one ``{}`` for the counter) after a head; their start offsets."""
+    head = "Let me go through the cache entries one by one.\n"
+    starts, text = [], head
+    for c in counters:
+        starts.append(len(text))
+        text += template.format(c)
+    return text, starts
+
+
+@pytest.mark.parametrize(
+    ("template", "counters"),
+    [
+        ("I opened the {} entry of the cache. It still holds the stale session token from yesterday.\n", ORDINALS),
+        ("Attempt {}: the request to the billing service timed out again, so I will send it once more. ", [str(i) for i in range(3, 15)]),
+    ],
+)
+@pytest.mark.parametrize("seed", [21, 22])
+def test_copies_that_differ_by_one_counter_fire_once_the_fourth_copy_is_recognised(template: str, counters: list[str], seed: int) -> None:
+    """A counter is no content: copies equal but for one number or ordinal word that advances
+    fire as an exact repetition, on the block that completes the first sentence of the fourth
+    copy (issue 23's rule: by the fourth copy of a unit of 16 characters or more)."""
+    text, starts = counted(template, counters)
+    chunks = seeded(text, seed, 1, 12)
+    res = first_fire(chunks)
+    fourth = starts[3]
+    sentence = text.index(". ", fourth) if "{}:" not in template else text.index(": ", fourth)
+    first_sentence_end = text.index(".", fourth) if template.startswith("I opened") else text.index(". ", sentence + 2)
+    assert res.fired and res.reason == "stream.drift", res
+    assert res.fired_at_chunk == block_chunk(chunks, first_sentence_end + 1)
+    assert res.loop_start == starts[0] and res.unit is not None and res.unit.startswith(template.split("{}")[0].strip())
+    again = first_fire(fixed(text, 7))
+    assert (again.reason, again.loop_start, again.cut_offset) == (res.reason, res.loop_start, res.cut_offset)
+
+
+def test_three_counted_copies_never_fire_and_a_report_whose_numbers_change_in_two_fields_is_no_counted_loop() -> None:
+    """Three counted copies are no loop yet; rows whose numbers change in two fields (a report)
+    are not counted copies, and a counter that stays put is no counter."""
+    template = "I opened the {} entry of the cache. It still holds the stale session token from yesterday.\n"
+    text, starts = counted(template, ORDINALS[:3])
+    assert not first_fire(seeded(text + "The fix is to clear the cache and log in again.\n", 23)).fired
+    rows = "".join(f"Batch {i} finished with {i * 7 % 13} warnings and the export went through without trouble.\n" for i in range(1, 13))
+    res = first_fire(seeded("Here is how the export went.\n" + rows, 24))
+    fifth = len("Here is how the export went.\n") + 4 * len(rows) // 12
+    assert not res.fired or res.chars > fifth  # never by the fourth copy
+    text, starts = counted(template, ["second", "second", "third", "third", "fourth", "fourth"])
+    res = first_fire(seeded(text, 25))
+    assert not res.fired or res.reason != "stream.drift" or res.chars > starts[4]
+
+
+def test_a_counted_plan_asked_for_needs_max_copies() -> None:
+    """A schedule asked for counts its days: the same item under each day's number is the plan."""
+    days = "".join(f"Day {i}: walk for thirty minutes after lunch and stretch before bed.\n" for i in range(1, 15))
+    ask = "Make me a two-week walking schedule, one line per day."
+    res = first_fire(seeded(days, 26), context=ask)
+    assert not res.fired or res.chars >= days.index(f"Day {CFG.max_copies}:")
+    assert first_fire(seeded(days, 26)).fired
+
+
+def test_finish_completes_the_last_token() -> None:
+    """At the end of the stream its last token is complete: a fourth counted copy that ends the
+    response without a line break fires on ``finish``."""
+    template = "I opened the {} entry of the cache, and it still holds the stale session token"
+    text = "Let me look at the cache.\n" + "\n".join(template.format(o) for o in ORDINALS[:4])
+    guard = StreamGuard()
+    for c in seeded(text, 27):
+        assert not guard.feed(c).fired
+    res = guard.finish()
+    assert res.fired and res.reason == "stream.drift" and res.loop_start == len("Let me look at the cache.\n"), res
 
 
 def test_drifting_words_loop_fires_but_an_enumeration_does_not() -> None:

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Rebuild stream/ from src/: cut every case into chunks and write the case files.
+
+Case n (fire cases first, 01..21, then no-fire cases) is cut into successive
+chunks of random.Random(20261213 + n).randint(1, 12) code points, one fresh
+draw per chunk.  Fire windows are derived from the label rule in the source
+JSON.  Standard library only.
+"""
+import glob
+import json
+import os
+import random
+import re
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.join(HERE, "src")
+OUT = os.path.join(HERE, "stream")
+SEED = 20261213
+PREFIX = "BS13"
+
+
+def read_text(path):
+    with open(path, "r", encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+def cut(text, n):
+    rng = random.Random(SEED + n)
+    chunks, pos = [], 0
+    while pos < len(text):
+        k = rng.randint(1, 12)
+        chunks.append(text[pos:pos + k])
+        pos += k
+    assert "".join(chunks) == text
+    return chunks
+
+
+def derive_window(text, rule):
+    """Window [start, end) in code points from a label rule."""
+    kind = rule["type"]
+    n = len(text)
+    if kind == "periodic":
+        period, anchor = rule["period"], rule["anchor"]
+        assert text[anchor:anchor + period] == text[anchor + period:anchor + 2 * period]
+        start = anchor
+        while start > 0 and text[start - 1] == text[start - 1 + period]:
+            start -= 1
+        k = anchor
+        while k + period < n and text[k + period] == text[k]:
+            k += 1
+        span_end = k + period
+        if period >= 16:
+            w = (start + 2 * period, min(start + 4 * period, n))
+        else:
+            w = (start + 31, min(start + 96, n))
+        assert span_end >= w[1]
+        return w
+    if kind in ("unit", "template"):
+        if kind == "unit":
+            pat = r"\s+".join(re.escape(x) for x in rule["unit"].split())
+        else:
+            pat = rule["regex"]
+        occ = [m.span() for m in re.finditer(pat, text)]
+        assert len(occ) >= 3
+        return (occ[2][0], occ[3][1] if len(occ) >= 4 else n)
+    raise ValueError(kind)
+
+
+def chunk_index(chunks, char_pos):
+    acc = 0
+    for i, c in enumerate(chunks):
+        if acc <= char_pos < acc + len(c):
+            return i
+        acc += len(c)
+    raise IndexError(char_pos)
+
+
+def cases():
+    out = []
+    for group in ("fire", "nofire"):
+        for txt in sorted(glob.glob(os.path.join(SRC, group, "*.txt"))):
+            base = os.path.basename(txt)[:-4]
+            num = int(base.split("-", 1)[0])
+            meta_path = txt[:-4] + ".json"
+            with open(meta_path, encoding="utf-8") as f:
+                meta = json.load(f)
+            out.append((num, group, base, read_text(txt), meta))
+    out.sort(key=lambda c: c[0])
+    return out
+
+
+def build():
+    os.makedirs(OUT, exist_ok=True)
+    for old in glob.glob(os.path.join(OUT, "*.json")):
+        os.remove(old)
+    for num, group, base, text, meta in cases():
+        chunks = cut(text, num)
+        cid = f"{PREFIX}-{num:02d}-{meta['short_kind']}"
+        case = {"id": cid, "level": "stream", "input": chunks}
+        if group == "fire":
+            start, end = derive_window(text, meta["label"]["rule"])
+            assert [start, end] == meta["label"]["fire_between_chars"], base
+            case["expected"] = {
+                "verdict": "fire",
+                "fire_between_chars": [start, end],
+                "fire_between_chunks": [chunk_index(chunks, start), chunk_index(chunks, end - 1)],
+            }
+        else:
+            case["expected"] = {"verdict": "no-fire"}
+        if meta.get("context"):
+            case["context"] = meta["context"]
+        case["kind"] = meta["kind"]
+        case["source"] = meta["source"]
+        case["notes"] = meta["notes"]
+        for extra in ("model", "status", "origin"):
+            if extra in meta:
+                case[extra] = meta[extra]
+        with open(os.path.join(OUT, cid + ".json"), "w", encoding="utf-8", newline="") as f:
+            json.dump(case, f, ensure_ascii=False, indent=1)
+            f.write("\n")
+    print(f"wrote {len(glob.glob(os.path.join(OUT, '*.json')))} cases to stream/")
+
+
+if __name__ == "__main__":
+    build()

@@ -1,0 +1,2 @@
+#!/bin/sh
+factor $(seq 360 399)

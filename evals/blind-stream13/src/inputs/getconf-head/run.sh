@@ -1,0 +1,2 @@
+#!/bin/sh
+getconf -a | head -40

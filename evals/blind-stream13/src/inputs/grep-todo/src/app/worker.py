@@ -1,0 +1,7 @@
+def run(queue):
+    # TODO: add a timeout
+    while True:
+        job = queue.get()
+        # TODO: retry failed jobs
+        job()
+        # TODO: report progress

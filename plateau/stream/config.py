@@ -153,8 +153,11 @@ class StreamGuardConfig:
         case and digit runs, and tolerates a changed or duplicated word; units this wordy are
         sentences, not table rows, log lines or enum members.
     drift_copies
-        Consecutive near-identical copies that make a drifting loop (int, 3..64; default 4):
-        one more than an exact loop needs, because the copies are only alike.
+        Consecutive near-identical copies that make a drifting loop, at the least (int, 3..64;
+        default 4): the copies an exact loop of a unit of ``copy_unit`` characters needs (issue
+        23: a loop is cut by its fourth copy, copies compared after folding); a shorter or
+        less wordy unit needs what its exact loop needs. That the copies are alike, not equal,
+        is weighed by ``drift_similarity`` and the enumeration test instead.
     drift_similarity
         Least Jaccard similarity of the word sets of two consecutive copies (float in (0, 1];
         default 0.75). A changed word in a 12-word sentence gives 0.85; two sentences of a

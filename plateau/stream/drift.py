@@ -13,9 +13,9 @@ wandering spaces -- fire under the exact rule (the copies that cover ``span_requ
 ``stream.period``, for a unit shorter than ``copy_unit``; for a longer one the copies must hold
 48 words or 280 characters, between ``min_copies`` and ``max_copies`` copies, because
 whitespace also carries structure: an indented tree repeats its folded lines). Otherwise it fires when the last ``max(drift_copies,
-copies_required + 1)`` copies -- one more than an
-exact repetition of such a unit needs, so that a refrain sung as often as the period detector
-allows stays quiet --
+budget)`` copies -- as many as an exact repetition of the unit needs (issue 23: a loop is cut by
+its fourth copy, copies compared after folding; the copies are only alike, which the three tests
+below weigh) --
 
 - each hold at least ``drift_min_words`` words (a sentence, not a table row or a log line)
   and are prose: 80 % of their tokens plain words (a linter report or a log line that differs
@@ -221,8 +221,8 @@ class DriftDetector:
             fire = self._counted(b, q, exact)
             if fire is not None:
                 return fire
-        # Copies that differ by words: one copy more than an exact repetition needs.
-        need = max(cfg.drift_copies, budget + 1, cfg.max_copies if self.recurring else 0)
+        # Copies that differ by words: as many as an exact repetition needs, when alike and not an enumeration.
+        need = max(cfg.drift_copies, budget, cfg.max_copies if self.recurring else 0)
         if q < 3 or q * need > end:
             return None
         copies = [kept[end - (i + 1) * q : end - i * q] for i in range(need)][::-1]

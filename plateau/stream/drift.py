@@ -85,6 +85,11 @@ def counter_fold(token: str) -> str:
     return token
 
 
+def _fenced(s: str) -> bool:
+    """Whether ``s`` (the kept tail) ends inside an open code fence: an odd number of ```` ``` ````."""
+    return s.count("```") % 2 == 1
+
+
 def _nested(s: str, starts: list[int]) -> bool:
     """Whether the copies at ``starts`` (indices in ``s``, at least three) each open a line, at
     indentations that strictly grow or strictly shrink."""
@@ -226,7 +231,14 @@ class DriftDetector:
         if q < 3 or q * need > end:
             return None
         copies = [kept[end - (i + 1) * q : end - i * q] for i in range(need)][::-1]
-        return self._judge(b, copies)
+        fire = self._judge(b, copies)
+        if fire is not None and need < cfg.max_copies and _fenced(b.s):
+            # inside a code fence: a program's output, or code, whose lines print alike
+            need = cfg.max_copies
+            if q * need > end:
+                return None
+            return self._judge(b, [kept[end - (i + 1) * q : end - i * q] for i in range(need)][::-1])
+        return fire
 
     def _counted(self, b: Block, q: int, exact: int) -> Fire | None:
         """The exact rule on copies that differ by one counter alone.
@@ -240,7 +252,8 @@ class DriftDetector:
         (its first tokens that hold ``copy_unit`` characters and end a sentence or a clause, or
         the whole copy), by which a reader recognises it. The copies must read as prose -- 80 %
         of their other tokens plain words, as :meth:`_judge` asks --, and a plan whose days are
-        counted (:attr:`recurring`) needs ``max_copies``. Rows of a table or a report, whose
+        counted (:attr:`recurring`) or copies inside an open code fence (a program's output, or
+        code, counts its lines as it prints them) need ``max_copies``. Rows of a table or a report, whose
         numbers change in several fields or stay put (``0 passed ... 2 passed ... 2 passed``),
         are no counted copies.
         """
@@ -251,7 +264,7 @@ class DriftDetector:
         end = len(kept)
         if b.end < cfg.min_chars or end < q * exact:
             return None
-        lo = max(q, end - q * exact)
+        lo = max(q, end - q * max(exact, cfg.max_copies))
         i = end - 1
         while i >= lo and counter_fold(kept[i]) == counter_fold(kept[i - q]):
             i -= 1
@@ -273,6 +286,8 @@ class DriftDetector:
         plain = unit[:at] + unit[at + 1 :]
         if not any(map(_LETTERS2.search, plain)) or sum(1 for w in plain if _PLAIN.match(w)) < _MIN_PLAIN * len(plain):
             return None
+        if full < cfg.max_copies and _fenced(b.s):
+            return None  # inside a code fence: program output or code, whose lines count as they print
         if full < exact:  # the last copy so far: its first sentence complete
             chars = 0
             for k, w in enumerate(unit):

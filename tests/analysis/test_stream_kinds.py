@@ -541,6 +541,18 @@ def test_three_counted_copies_never_fire_and_a_report_whose_numbers_change_in_tw
     assert not res.fired or res.reason != "stream.drift" or res.chars > starts[4]
 
 
+def test_counted_lines_inside_a_code_fence_need_max_copies() -> None:
+    """A program's output (or code) inside a fence counts its lines as it prints them: counted
+    copies there need ``max_copies``, outside they fire by the fourth."""
+    lines = "".join(f"Worker {i} finished its share of the import and wrote the results to disk.\n" for i in range(1, 15))
+    fenced = "The script prints this:\n\n```\n" + lines
+    res = first_fire(seeded(fenced, 28))
+    assert not res.fired or res.chars >= fenced.index(f"Worker {CFG.max_copies} ")
+    bare = "The script prints this:\n\n" + lines
+    res = first_fire(seeded(bare, 28))
+    assert res.fired and res.reason == "stream.drift" and res.chars < bare.index("Worker 6 ")
+
+
 def test_a_counted_plan_asked_for_needs_max_copies() -> None:
     """A schedule asked for counts its days: the same item under each day's number is the plan."""
     days = "".join(f"Day {i}: walk for thirty minutes after lunch and stretch before bed.\n" for i in range(1, 15))

@@ -107,9 +107,11 @@ class Block:
         n-grams of the block seen before in the novelty lookback (set by the novelty detector).
     armed : list of Armed or None
         Fires the detectors predicted for offsets past this block (:meth:`arm`); None when none.
+    final : bool
+        The stream has ended with this block (:meth:`Splitter.close`): its last token is complete.
     """
 
-    __slots__ = ("_s", "_tail", "armed", "end", "first", "gram_first", "grams", "near", "near0", "nlo", "piece", "seen", "tokens")
+    __slots__ = ("_s", "_tail", "armed", "end", "final", "first", "gram_first", "grams", "near", "near0", "nlo", "piece", "seen", "tokens")
 
     def __init__(self, tail: Tail, piece: str, tokens: list[str], first: int, grams: list[tuple[str, ...]], gram_first: int) -> None:
         self._tail = tail
@@ -125,6 +127,7 @@ class Block:
         self.gram_first = gram_first
         self.seen = 0
         self.armed: list[Any] | None = None
+        self.final = False
 
     def arm(self, armed: Any) -> None:
         """Predict a fire due past this block (an :class:`~plateau.stream.result.Armed`)."""
@@ -225,4 +228,5 @@ class Splitter:
         b.gram_first = gram_first
         b.seen = 0
         b.armed = None
+        b.final = self._final
         return b

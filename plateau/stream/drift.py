@@ -46,7 +46,6 @@ import re
 from collections import Counter
 from itertools import repeat
 
-from plateau import lexicon
 from plateau.stream.block import Block, Partial
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Armed, Fire
@@ -60,29 +59,6 @@ _SENTENCE = re.compile(r"(?:[.!?]\s+|\n+)(?=\S)")
 _STARTED = re.compile(r"(?:[.!?]\s+|\n+)$")  # what ends just before a sentence or line start
 _LETTERS2 = re.compile(r"[^\W\d_].*[^\W\d_]")
 _MAX_ENUM_SHARE = 0.05  # words seen in one copy only, over all words of the copies
-
-
-_PUNCT = ".,;:!?()[]{}\"'*_#"
-#: Ordinal words of several languages (list ``ordinal-words`` of :mod:`plateau.lexicon`).
-_ORDINALS = frozenset(lexicon.load("ordinal-words"))
-_COUNTER = "\x00"  # an ordinal word, masked
-_ORDINAL = lexicon.alternation("ordinal-words")
-
-
-def counter_fold(token: str) -> str:
-    """``token`` (lower-case) with its counters masked: every run of digits read as ``0``, an
-    ordinal word (``third``, ``troisième``; trailing and leading punctuation kept) as ``\\x00``.
-
-    >>> [counter_fold(t) for t in ["step", "12:", "third,", "(3rd)", "word"]]
-    ['step', '0:', '\\x00,', '(0rd)', 'word']
-    """
-    if not token.isalpha():
-        token = _DIGITS.sub("0", token)
-    core = token.strip(_PUNCT)
-    if core in _ORDINALS:
-        i = token.find(core)
-        token = token[:i] + _COUNTER + token[i + len(core) :]
-    return token
 
 
 def _fenced(s: str) -> bool:
@@ -223,9 +199,6 @@ class DriftDetector:
             return self._fire(b, [kept[lo : lo + q]] * (run // q))
         if run < need:
             self._arm(b, q, exact, run)
-            fire = self._counted(b, q, exact)
-            if fire is not None:
-                return fire
         # Copies that differ by words: as many as an exact repetition needs, when alike and not an enumeration.
         need = max(cfg.drift_copies, budget, cfg.max_copies if self.recurring else 0)
         if q < 3 or q * need > end:
@@ -239,66 +212,6 @@ class DriftDetector:
                 return None
             return self._judge(b, [kept[end - (i + 1) * q : end - i * q] for i in range(need)][::-1])
         return fire
-
-    def _counted(self, b: Block, q: int, exact: int) -> Fire | None:
-        """The exact rule on copies that differ by one counter alone.
-
-        A counter is no content: copies equal once their numbers and ordinal words are masked
-        (:func:`counter_fold`: ``Step 12`` / ``Step 13``, ``the third one`` / ``the fourth
-        one``), that differ from one copy to the next in one token -- the same one, a number or
-        an ordinal word, new in every copy --, are copies of one unit and fire as an exact
-        repetition does (``exact`` copies: the fourth of a unit of ``copy_unit`` characters or
-        more, counted from the first), once the first sentence of the last copy is complete
-        (its first tokens that hold ``copy_unit`` characters and end a sentence or a clause, or
-        the whole copy), by which a reader recognises it. The copies must read as prose -- 80 %
-        of their other tokens plain words, as :meth:`_judge` asks --, and a plan whose days are
-        counted (:attr:`recurring`) or copies inside an open code fence (a program's output, or
-        code, counts its lines as it prints them) need ``max_copies``. Rows of a table or a report, whose
-        numbers change in several fields or stay put (``0 passed ... 2 passed ... 2 passed``),
-        are no counted copies.
-        """
-        cfg = self.config
-        if self.recurring:
-            exact = max(exact, cfg.max_copies)
-        kept = self._toks
-        end = len(kept)
-        if b.end < cfg.min_chars or end < q * exact:
-            return None
-        lo = max(q, end - q * max(exact, cfg.max_copies))
-        i = end - 1
-        while i >= lo and counter_fold(kept[i]) == counter_fold(kept[i - q]):
-            i -= 1
-        start = i + 1 - q  # the run's first copy begins here
-        full, part = divmod(end - start, q)
-        if full < exact - 1:
-            return None
-        raw = kept[start:end]
-        moved = {k % q for k in range(q, len(raw)) if raw[k] != raw[k - q]}
-        if len(moved) != 1:
-            return None  # equal copies (the exact route's), or several fields that change
-        at = moved.pop()
-        if any(raw[k] == raw[k - q] for k in range(at + q, len(raw), q)):
-            return None  # the counter stays put between two copies: no counter
-        unit = [counter_fold(w) for w in raw[:q]]
-        counter = unit[at].strip(_PUNCT)
-        if counter != _COUNTER and not counter.isdigit():
-            return None  # a word with a number in it (a name, a version), not a counter
-        plain = unit[:at] + unit[at + 1 :]
-        if not any(map(_LETTERS2.search, plain)) or sum(1 for w in plain if _PLAIN.match(w)) < _MIN_PLAIN * len(plain):
-            return None
-        if full < cfg.max_copies and _fenced(b.s):
-            return None  # inside a code fence: program output or code, whose lines count as they print
-        if full < exact:  # the last copy so far: its first sentence complete
-            chars = 0
-            for k, w in enumerate(unit):
-                chars += len(w) + 1
-                if k >= part:
-                    return None
-                if chars > cfg.copy_unit and w[-1] in ".!?:;":
-                    break
-        while i >= q and counter_fold(kept[i]) == counter_fold(kept[i - q]):  # the whole run, for its first copy
-            i -= 1
-        return self._fire(b, [unit] * -(-(end - i - 1 + q) // q))
 
     def _run(self, q: int, cap: int) -> int:
         """Tokens of the run of period ``q`` that ends with the last token (its first copy
@@ -405,7 +318,7 @@ class DriftDetector:
         """
         s = b.s
         head = copies[-1][:5]
-        parts = [re.escape(w).replace("0", r"\d+").replace(_COUNTER, _ORDINAL) for w in head]
+        parts = [re.escape(w).replace("0", r"\d+") for w in head]
         pattern = re.compile(r"(?<!\S)" + r"\s+".join(parts) + r"(?!\S)", re.IGNORECASE)
         starts = [m.start() for m in pattern.finditer(s)]
         if _nested(s, starts[-len(copies) :]):

@@ -4,14 +4,14 @@
 characters aligned on the stream's start, and runs every detector over each completed block
 (:mod:`~plateau.stream.novelty` first -- the period and drift detectors read what it counted --
 then :mod:`~plateau.stream.period`, :mod:`~plateau.stream.fold`, :mod:`~plateau.stream.dialogue`,
-:mod:`~plateau.stream.stutter`, :mod:`~plateau.stream.lines` and
-:mod:`~plateau.stream.drift`). The earliest fire of a block wins, unless the request
+:mod:`~plateau.stream.stutter`, :mod:`~plateau.stream.lines`, :mod:`~plateau.stream.drift` and
+:mod:`~plateau.stream.counted`, which reads only near recurrence). The earliest fire of a block wins, unless the request
 (:class:`~plateau.stream.context.RequestContext`) excuses it. With an embedder, the completed
 sentences also feed :class:`~plateau.stream.semantic_loop.SemanticRecurrence`, which steers alone and
 fires only with textual corroboration, and corroborates the passages that
 :mod:`~plateau.stream.recheck` finds quoted again and again (``stream.recheck``).
 
-Between blocks the guard keeps the fires the period, fold, drift, dialogue and line detectors *armed*
+Between blocks the guard keeps the fires the period, fold, drift, counted, dialogue and line detectors *armed*
 (:class:`~plateau.stream.result.Armed`: a repetition whose span will complete before the next
 block, at most 16, the earliest due kept) and confirms each on the chunk that brings its last
 character; half-way through every block it probes for units of ``copy_unit`` to
@@ -30,6 +30,7 @@ from typing import Any
 from plateau.stream.block import Block, Splitter, Tail
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.context import RequestContext
+from plateau.stream.counted import CountedDetector
 from plateau.stream.dialogue import DialogueDetector
 from plateau.stream.drift import DriftDetector
 from plateau.stream.ending import ending_fire
@@ -169,8 +170,9 @@ class StreamGuard:
         self._stutter = StutterDetector(cfg)
         self._drift = DriftDetector(cfg)
         self._dialogue = DialogueDetector(cfg)
+        self._counted = CountedDetector(cfg)
         self._detectors: tuple[Any, ...] = (
-            self._novelty, self._period, self._fold, self._dialogue, self._stutter, self._lines, self._drift
+            self._novelty, self._period, self._fold, self._dialogue, self._stutter, self._lines, self._drift, self._counted
         )
         self._semantic: SemanticRecurrence | None = None
         self._recheck: RecheckDetector | None = None
@@ -209,9 +211,9 @@ class StreamGuard:
 
     def _quote_output(self) -> None:
         """A request for a program's output pasted makes every line of the answer quoted output."""
-        self._period.quoted = self._lines.quoted = self._drift.quoted = self.context.pastes_output
+        self._period.quoted = self._lines.quoted = self._drift.quoted = self._counted.quoted = self.context.pastes_output
         self._dialogue.requested = self.context.exchange
-        self._lines.recurring = self._drift.recurring = self.context.recurring
+        self._lines.recurring = self._drift.recurring = self._counted.recurring = self.context.recurring
 
     # ------------------------------------------------------------------ public API
 
@@ -478,7 +480,7 @@ class StreamGuard:
         -------
         dict
             ``tail``, ``pending`` and ``line_chars`` (characters); ``folded`` (bytes);
-            ``tokens`` (drift), ``lines``,
+            ``tokens`` (drift), ``counted`` (characters the counted detector holds), ``lines``,
             ``ngrams``, ``ngram_kinds``, ``turns`` and ``sentences`` (entries).
         """
         return {
@@ -486,6 +488,7 @@ class StreamGuard:
             "pending": len(self._buf),
             "folded": self._fold.size,
             "tokens": self._drift.size,
+            "counted": self._counted.size,
             "lines": self._lines.size,
             "line_chars": self._lines.chars,
             "ngrams": self._novelty.size,

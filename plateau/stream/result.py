@@ -27,7 +27,8 @@ class GuardResult:
     reason
         Why it fired: ``"stream.period"`` (exact periodic repetition), ``"stream.run"`` (one
         character repeated: a digit, a letter, ``!``, an emoji), ``"stream.drift"`` (near-identical copies whose words,
-        counters or spacing drift), ``"stream.stutter"`` (words doubled or tokens repeated in
+        counters or spacing drift), ``"stream.counted"`` (copies that differ by one advancing counter),
+        ``"stream.stutter"`` (words doubled or tokens repeated in
         place), ``"stream.line_dominance"``, ``"stream.low_novelty"``,
         ``"stream.self_dialogue"`` (the response writes chat-template turns for both sides),
         ``"stream.recheck"`` (a passage quoted again and again while the commentary restates

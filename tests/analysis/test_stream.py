@@ -841,6 +841,7 @@ def _limits(cfg: StreamGuardConfig) -> dict[str, int]:
         "ngram_kinds": cfg.novelty_lookback + cfg.block,
         "turns": 64,
         "sentences": 0,
+        "counted": 48 + 513 + 32 * 512,  # the pending token, the text since the last counter, the gaps kept
     }
 
 

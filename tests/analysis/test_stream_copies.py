@@ -461,15 +461,20 @@ def test_a_multi_line_record_under_a_counter_and_times_fires_on_its_fourth_copy(
 
 
 def test_multi_line_records_that_change_stay_quiet() -> None:
-    """Subtitles whose text changes, three copies of one, numbered records without a time, and
-    a record of times only (no worded line): quiet."""
+    """Subtitles whose text changes, three copies of one, and a record of times only (no worded
+    line): quiet. Numbered records without a time are no subtitles, but one sentence under each
+    number of a count is a counted loop (``stream.counted``), cut by its fourth copy."""
     lines = ["we should go back", "the river is high today", "not before the rain stops", "then we wait here"]
     varied = _srt(lines * 3)
     three = _srt(["we should go back to the river"] * 3 + ["and then home"])
-    no_time = "".join(f"{i}\nthe build step finished without errors\n" for i in range(1, 10))
     times = "".join(f"{i}\n00:00:{i:02d} --> 00:00:{i + 1:02d}\n" for i in range(1, 12))
-    for text in (varied, three, no_time, times):
+    for text in (varied, three, times):
         assert first_fire(feed(seeded(ANSWER + text, 200))) is None, text[:40]
+    no_time = "".join(f"{i}\nthe build step finished without errors\n" for i in range(1, 10))
+    results = feed(seeded(ANSWER + no_time, 200))
+    at = first_fire(results)
+    assert at is not None and results[at].reason == "stream.counted"
+    assert results[at].chars <= len(ANSWER) + no_time.index("5\n") + len("5\nthe build step fin")
 
 
 # ----------------------------------------------------------------------------- template cycles

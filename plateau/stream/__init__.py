@@ -40,7 +40,8 @@ for a later offset costs one slice comparison on the chunk that brings it. Memor
 bounded whatever the stream's length: the tail holds about ``2 * max_period + 4096``
 characters, the normalised word text of the drift detector ``(drift_copies + 1) * max_period``,
 the line window ``line_window`` lines, the n-gram multiset ``novelty_lookback`` n-grams (plus
-one block), the folded text 512 bytes, the counted detector 32 gaps of at most 512 characters, the dialogue detector 64 turns, the semantic layer 64 sentences and 4 batches. After
+one block), the folded text 512 bytes, the counted detector 32 gaps of at most 512 characters,
+the dialogue detector 64 turns, the semantic layer 64 sentences and 4 batches. After
 a fire the buffers are released and :meth:`StreamGuard.feed` only counts characters.
 ``scripts/bench_stream.py`` measures the cost per chunk against hermes-agent's line-window
 guard (``bench.baselines.LineWindow``, in the repository) in the same run.

@@ -63,6 +63,13 @@ _RUN_OF = re.compile(
     r"\b(?:a|an|one|une?|una|uma|eine?)\s+(?:" + lexicon.alternation("count-runs") + r")\s+(?:of|de|di|von|mit)\s+" + _NUMBER,
     re.IGNORECASE,
 )
+#: A count of things ("8 rounds", "four verses"): the count and the noun after it.
+_ITEMS = re.compile(_NUMBER + r"\s+([^\W\d_]{3,})", re.IGNORECASE)
+#: The label of a numbered copy: the word right before its counter, at the start of the unit or
+#: of one of its lines ("Round 3.", "Step #3"; a copy read in another phase holds it on a line).
+_LABEL = re.compile(r"(?:^|\n)[^\w\n]*([^\W\d_]{3,})[ \t]*[#(]?\d")
+_PLURALS = ("", "s", "es", "n", "en")
+_NUMBERED = frozenset({"stream.counted", "stream.drift"})  # the detectors whose copies may differ by their number
 _CJK_COUNT = re.compile("([" + "".join(_NUMERALS) + r"]{1,8})\s*(?:" + _TIMES + ")")
 _TIMES_ONLY = re.compile(_TIMES + "$", re.IGNORECASE)
 _TIMES_WORD = re.compile(r"\b(twice|thrice)\b", re.IGNORECASE)
@@ -166,6 +173,10 @@ class RequestContext:
         chat, a script or a scene, an interview, a FAQ, an example (list
         ``presented-exchange``): the speakers' turns are then the answer, and the self-dialogue
         detector fires only on turns that come back.
+    items : tuple of (str, int)
+        The things the request counts, each with its count ("8 rounds", "four verses", "10
+        steps": ``("rounds", 8)``, lower-case as written): copies numbered under that label
+        (``Round 1.``, ``Round 2.``) are the items asked for (:meth:`excuses`).
     recurring : bool
         Whether the request asks for a plan whose items recur by design -- a schedule, a rota,
         a rotation, an alternation, a routine (list ``recurring-plans``): an ordered list whose
@@ -193,6 +204,7 @@ class RequestContext:
     named: tuple[str, ...] = ()
     exchange: bool = False
     recurring: bool = False
+    items: tuple[tuple[str, int], ...] = ()
 
     @classmethod
     def parse(cls, text: str | None) -> RequestContext:
@@ -252,7 +264,24 @@ class RequestContext:
             named=tuple(dict.fromkeys(quoted + after)),
             exchange=bool(_EXCHANGE.search(text)),
             recurring=bool(_RECURRING.search(text)),
+            items=tuple(dict.fromkeys((m.group(2).lower(), _count_value(m.group(1))) for m in _ITEMS.finditer(asked))),
         )
+
+    def _counts_items(self, unit: str, copies: int, config: StreamGuardConfig) -> bool:
+        """Whether numbered copies (``stream.counted``, or ``stream.drift``, which reads digits as
+        ``0``) are the items the request counts: the
+        copy's label -- the word before its counter at the start of the copy or of one of its lines,
+        ``Round`` in ``Round 3.`` -- is a thing the
+        request counts (``8 rounds``: the label, or the label with a plural ending, ``s``,
+        ``es``, ``n``, ``en``), and the copies stay within ``ceil(count * context_slack) + 2``.
+        A breathing script of "8 rounds" written out round by round is the answer; the same
+        round forty times is not."""
+        m = _LABEL.search(unit)
+        if m is None or not self.items:
+            return False
+        label = m.group(1).lower()
+        forms = {label + ending for ending in _PLURALS}
+        return any(noun in forms and copies <= math.ceil(n * config.context_slack) + 2 for noun, n in self.items)
 
     def _titled(self, unit: str) -> bool:
         """Whether the repeated ``unit`` is a piece the request names by its title: its first
@@ -340,6 +369,8 @@ class RequestContext:
         loop on the quoted words that follows the answer's own words on its first lines
         ("'Lorem ipsum' is placeholder text. lorem ipsum lorem ipsum ...") is not excused.
         """
+        if fire.reason in _NUMBERED and self._counts_items(fire.unit, fire.copies, config):
+            return True
         if not self.requested:
             if opening is None or not self._names(fire.unit, self.named) or not self.opens_with_copies(opening):
                 return False

@@ -563,7 +563,7 @@ class StreamGuard:
         bound holds over the whole run.
         """
         ctx = self.context
-        if not ctx.requested and not ctx.named:
+        if not ctx.requested and not ctx.named and not ctx.items:
             return False
         key = (fire.reason, _DIGITS.sub("0", fire.unit.strip().lower()))
         start = self._excused_from.get(key)

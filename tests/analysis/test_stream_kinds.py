@@ -584,6 +584,22 @@ def test_counted_copies_in_a_code_fence_or_a_plan_asked_for_need_max_copies() ->
     assert first_fire(seeded(days, 26)).fired
 
 
+def test_a_request_that_counts_the_items_excuses_them_numbered_within_its_bound() -> None:
+    """"6 rounds, each written out" asks for the rounds: copies numbered ``Round 1.``, ``Round
+    2.`` ... are the items asked for, up to ``ceil(6 * context_slack) + 2`` of them; without the
+    count, or far past it, they are a counted loop."""
+    ask = "Write a stretching sequence for my back with 6 rounds, and write each round out in full."
+    assert ("rounds", 6) in RequestContext.parse(ask).items
+    block = "Round {}.\nReach up slowly and hold it for five breaths.\nBend forward and let your arms hang.\n\n"
+    rounds = "Here is the sequence.\n\n" + "".join(block.format(i) for i in range(1, 7)) + "Well done, rest now.\n"
+    assert not first_fire(seeded(rounds, 29), context=ask).fired
+    assert first_fire(seeded(rounds, 29)).fired
+    endless = "Here is the sequence.\n\n" + "".join(block.format(i) for i in range(1, 40))
+    ask_plain = "Write stretches for my back, 6 rounds."
+    res = first_fire(seeded(endless, 30), context=ask_plain)
+    assert res.fired and res.chars > endless.index("Round 12.")
+
+
 def test_finish_completes_the_last_token() -> None:
     """At the end of the stream its last token is complete: a fourth counted copy whose counter
     is the response's last word fires on ``finish``."""

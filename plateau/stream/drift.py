@@ -92,7 +92,7 @@ class DriftDetector:
     Examples
     --------
     >>> from plateau.stream import StreamGuard
-    >>> steps = [f"Step {i}: I will open the config file again and check whether the port value is set correctly. " for i in range(1, 30)]
+    >>> steps = [f"I will open the {w} file again and check whether the port value is set correctly. " for w in ["config", "settings"] * 15]
     >>> guard = StreamGuard()
     >>> res = [guard.feed(c) for c in ["Let me look at the setup first. "] + steps]
     >>> res[-1].reason

@@ -398,13 +398,15 @@ def test_a_request_that_quotes_its_unit_excuses_an_answer_made_of_copies_of_it()
 
 
 def test_numbered_copies_the_request_asks_for_by_a_template_or_a_plan_stay_quiet() -> None:
-    """The same text under each item's label and number (``Day 3: ...``) fires on its fourth
-    copy when nothing asks for it; a request that quotes it as a template with a placeholder
+    """The same text under each item's label and number (``Day 3: ...``) fires by its fourth
+    copy when nothing asks for it (``stream.counted``, once 16 characters follow its number); a
+    request that quotes it as a template with a placeholder
     for the number (``'Day N: ...'``) names it, and a request for a plan whose items recur by
     design (a 7-day checklist) makes it the plan: both stay quiet to the end."""
     line = "Drink eight glasses of water and take a short walk."
     text = "".join(f"Day {i}: {line}\n" for i in range(1, 8))
-    fires_at(text, sum(len(f"Day {i}: {line}\n") for i in range(1, 5)) - 1)
+    fourth = sum(len(f"Day {i}: {line}\n") for i in range(1, 4)) + len("Day 4:")
+    assert fires_at(text, fourth + 16).reason == "stream.counted"
     asks = (f"Make me a list with one line per day, each line 'Day N: {line}'", "Write a 7-day plan: every day, drink water and walk.")
     for ask in asks:
         for seed in (1, 2):

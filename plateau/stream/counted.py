@@ -70,7 +70,6 @@ _NUMBER = re.compile(r"(?<![\w.,:/\-])\d{1,9}(?:st|nd|rd|th)?[.):]?(?![\w])(?![.
 _DIGIT = re.compile(r"\d")
 #: Ordinal words and the numbers they count (list ``ordinal-words``: ``third 3``).
 _ORDINALS = {word: int(value) for word, value in (entry.split() for entry in lexicon.load("ordinal-words"))}
-#: The ordinal words as the block's tokens hold them: lower-case, punctuation attached.
 #: The ordinal words as the block's tokens hold them (lower-case, punctuation attached), each to
 #: its word.
 _AFFIXES = [("", x) for x in ("", ",", ".", ":", ";", ")", "!", "?")] + [(x, "") for x in ("(", '"', "'")]
@@ -105,6 +104,8 @@ _AWAKE = 256
 #: which the next is watched for between blocks (a copy of ``copy_unit`` characters, its counter
 #: and a separator); any other count needs two counters that step by one to be followed there.
 _WATCH = 24
+
+
 def _ordinals(body: str, words: set[str]) -> list[tuple[int, int]]:
     """Where the ordinal ``words`` (lower-case) stand in ``body`` as whole words: ``(start, end)``."""
     low = body.lower()

@@ -269,10 +269,9 @@ class RequestContext:
 
     def _counts_items(self, unit: str, copies: int, config: StreamGuardConfig) -> bool:
         """Whether numbered copies (``stream.counted``, or ``stream.drift``, which reads digits as
-        ``0``) are the items the request counts: the
-        copy's label -- the word before its counter at the start of the copy or of one of its lines,
-        ``Round`` in ``Round 3.`` -- is a thing the
-        request counts (``8 rounds``: the label, or the label with a plural ending, ``s``,
+        ``0``) are the items the request counts: the copy's label -- the word before its counter
+        at the start of the copy or of one of its lines, ``Round`` in ``Round 3.`` -- is a thing
+        the request counts (``8 rounds``: the label, or the label with a plural ending, ``s``,
         ``es``, ``n``, ``en``), and the copies stay within ``ceil(count * context_slack) + 2``.
         A breathing script of "8 rounds" written out round by round is the answer; the same
         round forty times is not."""

@@ -59,6 +59,7 @@ from plateau import lexicon
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Armed, Fire
+from plateau.stream.text import in_open_fence
 
 __all__ = ["CountedDetector"]
 
@@ -255,12 +256,10 @@ class CountedDetector:
             text = s[start - s0 : b.end - s0]
             fire = self._read(text, None, b.end, lambda: (s, s0), b.final)
         self._read_to = b.end
-        if fire is None and self._events:
-            due = self._due(b.end + self.config.block)
-            if due is None and len(self._since) + len(self._pend) < _WATCH and _value(self._events[-1][1]) in (0, 1):
-                due = b.end  # a count just begun: its copies may be short enough to complete before the next block
-            if due is not None and due < b.end + self.config.block:
-                b.arm(Armed(at=max(due, b.end), source=self, key=("counted",), data=b.end))
+        if fire is None:
+            due = self._next(b.end, b.end + self.config.block)
+            if due is not None:
+                b.arm(Armed(at=due, source=self, key=("counted",), data=b.end))
         return fire
 
     def confirm(self, armed: Armed, s: str, s0: int) -> Fire | Armed | None:
@@ -276,18 +275,20 @@ class CountedDetector:
         fire = twin._read(piece, None, s0 + len(s), lambda: (s, s0))
         if fire is not None:
             return fire
-        due = twin._due(armed.data + self.config.block)
-        if due is None:
-            if (
-                twin._events
-                and len(twin._since) + len(twin._pend) < _WATCH
-                and _value(twin._events[-1][1]) in (0, 1)
-                and s0 + len(s) < armed.data + self.config.block
-            ):
-                due = s0 + len(s)  # still watching a counter just read
-            else:
-                return None
-        return Armed(at=max(due, s0 + len(s)), source=self, key=armed.key, data=armed.data)
+        due = twin._next(s0 + len(s), armed.data + self.config.block)
+        return None if due is None else Armed(at=due, source=self, key=armed.key, data=armed.data)
+
+    def _next(self, now: int, horizon: int) -> int | None:
+        """The offset, from ``now`` and before ``horizon`` (the next block's end), at which to
+        read again: where a count may complete its evidence (:meth:`_due`), or ``now`` while a
+        count just begun (its first counter, ``_WATCH`` characters back at most) may be one of
+        short copies; None when neither."""
+        if not self._events:
+            return None
+        due = self._due(horizon)
+        if due is None and len(self._since) + len(self._pend) < _WATCH and _value(self._events[-1][1]) in (0, 1):
+            due = now
+        return max(due, now) if due is not None and due < horizon else None
 
     def _twin(self) -> CountedDetector:
         twin = CountedDetector.__new__(CountedDetector)
@@ -404,7 +405,7 @@ class CountedDetector:
                 if len(seen) < len(head) or not seen.startswith(head):
                     continue
             s, s0 = tail()
-            if need < cfg.max_copies and s.count("```", 0, max(0, last[0][0] - s0)) % 2 == 1:
+            if need < cfg.max_copies and in_open_fence(s, last[0][0] - s0):
                 continue  # inside a code fence: program output or code counts its lines as it prints
             return self._fire(end, s0, s, last, m, copies)
         return None

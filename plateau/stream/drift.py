@@ -49,6 +49,7 @@ from itertools import repeat
 from plateau.stream.block import Block, Partial
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Armed, Fire
+from plateau.stream.text import in_open_fence
 
 __all__ = ["DriftDetector"]
 
@@ -59,11 +60,6 @@ _SENTENCE = re.compile(r"(?:[.!?]\s+|\n+)(?=\S)")
 _STARTED = re.compile(r"(?:[.!?]\s+|\n+)$")  # what ends just before a sentence or line start
 _LETTERS2 = re.compile(r"[^\W\d_].*[^\W\d_]")
 _MAX_ENUM_SHARE = 0.05  # words seen in one copy only, over all words of the copies
-
-
-def _fenced(s: str) -> bool:
-    """Whether ``s`` (the kept tail) ends inside an open code fence: an odd number of ```` ``` ````."""
-    return s.count("```") % 2 == 1
 
 
 def _nested(s: str, starts: list[int]) -> bool:
@@ -205,7 +201,7 @@ class DriftDetector:
             return None
         copies = [kept[end - (i + 1) * q : end - i * q] for i in range(need)][::-1]
         fire = self._judge(b, copies)
-        if fire is not None and need < cfg.max_copies and _fenced(b.s):
+        if fire is not None and need < cfg.max_copies and in_open_fence(b.s, fire.loop_start - b.s0):
             # inside a code fence: a program's output, or code, whose lines print alike
             need = cfg.max_copies
             if q * need > end:

@@ -278,3 +278,9 @@ def boundary_shift(s: str, begin: int, d: int, end: int) -> int:
         if not is_word(before(j)) and is_word(s[begin + j]):
             return j
     return 0
+
+
+def in_open_fence(s: str, end: int) -> bool:
+    """Whether index ``end`` of ``s`` lies inside a code fence opened before it: an odd number of
+    ```` ``` ```` in ``s[:end]`` (program output or code, whose lines repeat as they print)."""
+    return s.count("```", 0, max(0, end)) % 2 == 1

@@ -187,6 +187,11 @@ class Splitter:
         self._n = n
         self._prev: list[str] = []
 
+    @property
+    def pending(self) -> bool:
+        """Whether a token cut by the last block's end is held back (completed by the next block)."""
+        return bool(self._pend)
+
     def close(self) -> None:
         """The stream has ended: the next block is the last, and its last token is complete."""
         self._final = True

@@ -104,10 +104,16 @@ _QUOTED = re.compile(
 #: The rest of a line after a colon (ASCII or fullwidth), up to 120 characters and not itself
 #: holding a colon; a colon between numbers or before a slash ("10:30", "http://") introduces nothing.
 _AFTER_COLON = re.compile(r"(?<!\d)[:\uff1a](?![\d/])[ \t]*([^\n:\uff1a]{1,120})[ \t]*$", re.MULTILINE)
+#: A verb asking for output and its object, the unit, when a count of times or a word of
+#: repetition follows the object ("write it four times", "say hello 20 more times", "print it
+#: again"): a count of things after the object ("write a song, four verses") counts the answer's
+#: parts, and the object is the whole answer, not a unit to repeat.
 _VERB_UNIT = re.compile(
     r"\b" + lexicon.alternation("output-verbs") + r"\s+(?:the\s+(?:word|line|phrase|sentence|text)\s+)?"
     r"([\w!?.,:;\- ]{1,60}?)\s+"
-    r"(?=\d|once|twice|thrice|two|three|four|five|ten|twenty|fifty|a hundred|a thousand|hundred|over|again|forever|until)",
+    r"(?=(?:\d+|two|three|four|five|ten|twenty|fifty|a hundred|a thousand|hundred)\s*-?\s*(?:more\s+)?"
+    r"(?:" + _TIMES + r"|copies\b|lines\b|rows\b|repetitions\b|repeats\b)"
+    r"|once|twice|thrice|over|again|forever|until)",
     re.IGNORECASE,
 )
 _DIGITS = re.compile(r"\d+")

@@ -439,7 +439,7 @@ class StreamGuard:
         chars, index = self._chars, max(0, self._chunks - 1)
         buf, self._buf = self._buf, ""
         fire: Fire | None = None
-        if buf:
+        if buf or self._splitter.pending:  # text after the last block, or a token the last block held back
             if self._due < chars:
                 fire = self._confirm(buf, chars)
             if fire is None:

@@ -611,6 +611,21 @@ def test_finish_completes_the_last_token() -> None:
     assert res.fired and res.reason == "stream.counted" and res.loop_start == len("Let me retry.\n"), res
 
 
+def test_finish_completes_the_last_token_of_a_block_aligned_response() -> None:
+    """A response whose length is a multiple of the block size ends on a complete block, whose
+    last token was held back for a next block: ``finish`` completes it too."""
+    body = "\n".join(f"The upload of the nightly report failed again, attempt {i}" for i in range(1, 5))
+    block = StreamGuard().config.block
+    head = "Let me retry" + "." * (-(len("Let me retry") + 1 + len(body)) % block) + "\n"
+    text = head + body
+    assert len(text) % block == 0
+    guard = StreamGuard()
+    for c in seeded(text, 27):
+        assert not guard.feed(c).fired
+    res = guard.finish()
+    assert res.fired and res.reason == "stream.counted" and res.loop_start == len(head), res
+
+
 def test_drifting_words_loop_fires_but_an_enumeration_does_not() -> None:
     """Copies that swap words back and forth fire; a list whose slot brings a new word each line does not."""
     rng = random.Random(8)
@@ -638,6 +653,10 @@ def test_request_parsing_reads_the_unit_and_the_bound() -> None:
     assert RequestContext.parse("Write it twice.").bound == 2
     assert not RequestContext.parse("Summarise this file in three bullet points.").requested
     assert not RequestContext.parse("Write 500 lines of code for the parser.").requested  # volume, not repetition
+    # a count of the answer's parts after the object: the object is the whole answer, not a unit
+    song = RequestContext.parse("Write me a song for the troop, four verses, and the chorus after every verse.")
+    assert song.requested and song.units == () and song.items == (("verses", 4),)
+    assert RequestContext.parse("Say thank you 20 more times.").units == ("thank you",)
     assert RequestContext.parse("Print 'hello' on 20 lines.").units == ("hello",)
     with pytest.raises(TypeError, match="context"):
         RequestContext.parse(42)  # type: ignore[arg-type]

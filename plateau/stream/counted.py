@@ -96,11 +96,10 @@ _KEEP = 32  # counters remembered (more than max_copies copies of two counters)
 #: The stream is read only near recurrence or a count's start: a block whose word 4-grams mostly
 #: recur (three fifths, as :mod:`~plateau.stream.drift` asks), whose tokens repeat among
 #: themselves (at most seven distinct in ten) or that holds a first counter (``1.``, ``first``),
-#: the ``_AWAKE`` characters after one, and while a count is alive. A counted loop's copies
-#: share their words, so its blocks recur; what was skipped is read when something recurs, as far
-#: back as the copies that recur may begin (two of the longest gap a count keeps for n-grams,
-#: four blocks for tokens repeated within a block, the block itself for a first counter).
-_AWAKE = 256
+#: and while a count is alive. A counted loop's copies share their words, so its blocks recur;
+#: what was skipped is read when something recurs, as far back as the copies that recur may begin
+#: (two of the longest gap a count keeps for n-grams, four blocks for tokens repeated within a
+#: block, the block itself for a first counter).
 #: Characters after the first counter of a count (``1``, ``1.``, ``first``, ``premier``) within
 #: which the next is watched for between blocks (a copy of ``copy_unit`` characters, its counter
 #: and a separator); any other count needs two counters that step by one to be followed there.
@@ -203,7 +202,6 @@ class CountedDetector:
     def _reset(self) -> None:
         self._count_afresh()
         self._read_to = 0  # absolute offset up to which the stream was read (its last token pending)
-        self._recurred = -_AWAKE - 1  # absolute end of the last block in which something recurred
 
     def _count_afresh(self) -> None:
         self._pend = ""  # the block's last token, unfinished
@@ -239,10 +237,8 @@ class CountedDetector:
             back = len(b.piece) + _MAX_PEND
         else:
             back = 0
-        if not (back or self._live or self._step or b.end - self._recurred <= _AWAKE):
+        if not (back or self._live or self._step):
             return None  # nothing recurs near here: the text is read when something does
-        if back:
-            self._recurred = b.end
         begin = b.end - len(b.piece)
         if self._read_to == begin:
             fire = self._read(b.piece, tokens, b.end, lambda: (b.s, b.s0), b.final)

@@ -215,6 +215,33 @@ def test_pasted_test_runner_output_gets_the_quoted_line_budget() -> None:
     fires_at(long, len(head) - 1 + 12 * len(_SUMMARY) - 1, context=ask)
 
 
+@pytest.mark.parametrize(
+    ("ask", "pasted"),
+    [
+        ("Run pytest -v and give me the results.", True),
+        ("Can you run the linter and tell me what it reports?", True),
+        ("Please run `git log --oneline -20` and share what you get.", True),
+        ("What does `df -h` print on this box?", True),
+        ("Print the contents of config.yaml.", True),
+        ("Show me the first 40 lines of the log file.", True),
+        ("Paste the traceback.", True),
+        ("Lance les tests et montre-moi le résultat.", True),
+        ("Führe die Tests aus und zeig mir das Ergebnis.", True),
+        ("Ejecuta el comando y muéstrame el resultado.", True),
+        ("Show me the results of your analysis.", False),
+        ("What does this function do?", False),
+        ("Summarise the results of the study.", False),
+        ("Run through the plan once more and tell me what you think.", False),
+        ("What does the word ennui mean?", False),
+    ],
+)
+def test_a_request_for_program_output_in_its_usual_wordings(ask: str, pasted: bool) -> None:
+    """A request to run something and show what it produced, to show a file's lines, or asking
+    what a command prints wants program output as it is (``output-requests``); asking for
+    results of one's own work, or what a word means, does not."""
+    assert RequestContext.parse(ask).pastes_output is pasted
+
+
 @pytest.mark.parametrize("layout", ["cargo", "name-line", "go"])
 def test_a_summary_line_per_package_is_an_enumeration(layout: str) -> None:
     """Machine output whose identical summary line recurs once per package, each copy beside a

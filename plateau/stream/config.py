@@ -78,6 +78,14 @@ class StreamGuardConfig:
         hexdump, a zero matrix) (int, 8..10^9, at least ``span_floor``; default 256).
         Legitimate text holds 58-120 character box-drawing or ``----`` dividers, markdown table
         rules, rows of zeros in data; 256 is twice the widest common divider.
+    progress_run_floor
+        Characters a run of leaders (``.``, ``·``, ``…``, spaced or not) must cover inside quoted
+        program output -- an open code fence that names no language, or an answer the request
+        asks to paste (:attr:`~plateau.stream.context.RequestContext.pastes_output`) -- where a
+        test runner prints one dot per test on one line (int, 8..10^9, and never less than the
+        layout rule, ``structural_span_floor``, asks; default 1,700). Measured on the real tool outputs of
+        ``scripts/stream_false_alarms.py``: the longest run of dots is 1,115 (a Django test
+        run); 1,700 is that run and half as much again, as ``digit_run_floor`` is derived.
     min_copies
         Fewest copies of any unit (int, 2..64; default 3). Two verbatim copies in a row are
         legitimate (a doubled refrain, code shown twice); a short unit needs at least three
@@ -272,6 +280,7 @@ class StreamGuardConfig:
     span_floor: int = 96
     glued_span_floor: int = 64
     structural_span_floor: int = 256
+    progress_run_floor: int = 1700
     min_copies: int = 3
     copy_unit: int = 16
     unit_copies: int = 4
@@ -313,6 +322,7 @@ class StreamGuardConfig:
             "span_floor": (8, 1_000_000_000),
             "glued_span_floor": (8, 1_000_000_000),
             "structural_span_floor": (8, 1_000_000_000),
+            "progress_run_floor": (8, 1_000_000_000),
             "min_copies": (2, 64),
             "copy_unit": (2, 4096),
             "unit_copies": (2, 1000),

@@ -27,6 +27,10 @@ below weigh) --
   `email` field.") or a template filled once per item (a letter to each of a list of names)
   brings a new word in every copy; a loop swaps words back and forth, or not at all.
 
+Copies that begin inside an open code fence -- a program's output or code, whose lines print
+alike -- need ``max_copies`` (12) on either path, as a quoted line does: a test runner prints
+its ``Cloning test database ...`` line once per worker.
+
 The exact rule is judged at block ends; when the copies lack only the last few tokens of
 their last copy, the fire is armed (:class:`~plateau.stream.result.Armed`) and lands on the
 chunk that completes those tokens, so that copies ending just past a block end are not cut a
@@ -192,7 +196,12 @@ class DriftDetector:
         if run >= need and b.end >= cfg.min_chars:
             run = self._run(q, len(kept))
             lo = end - run
-            return self._fire(b, [kept[lo : lo + q]] * (run // q))
+            fire = self._fire(b, [kept[lo : lo + q]] * (run // q))
+            if fire is not None and exact < cfg.max_copies and in_open_fence(b.s, fire.loop_start - b.s0):
+                # inside a code fence, as for copies that differ by words: a program's output,
+                # whose lines print alike, needs max_copies, as a quoted line does
+                return fire if run >= q * cfg.max_copies else None
+            return fire
         if run < need:
             self._arm(b, q, exact, run)
         # Copies that differ by words: as many as an exact repetition needs, when alike and not an enumeration.

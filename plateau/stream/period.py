@@ -36,8 +36,9 @@ a letter, ``!``, an emoji), or with a separator of spaces and at most one comma 
 on one line (``0, 0, 0``, ``b b b``), once it covers ``digit_run_floor`` (96) characters, as
 ``stream.run`` when the token is one character and nothing separates its copies; layout without a word (dividers, table rules
 and borders, box sides, padding, rows of ``00 `` or ``0, ``) needs 256 characters and 12
-copies. :mod:`~plateau.stream.fold` applies the same rule to copies compared after folding
-whitespace and padding.
+copies; a run of leaders (``.``, ``·``, ``…``) inside quoted program output -- a test runner's
+dot per test -- ``progress_run_floor`` (1,700) characters. :mod:`~plateau.stream.fold` applies
+the same rule to copies compared after folding whitespace and padding.
 
 A loop of period *p* is found by the first block (or, for ``copy_unit`` <= p <=
 :attr:`PeriodDetector.probe_period`, half-block probe) that ends inside it once ``p + kgram``
@@ -279,6 +280,8 @@ class PeriodDetector:
         quoted = in_quote and unit.count("\n") == 1 and "```" not in unit
         glued = words > 0 and p < cfg.copy_unit and is_glued(unit)
         need = cfg.span_required(p, words, token=token, content=content_length(unit), quoted_line=quoted, glued=glued)
+        if in_quote and words == 0 and is_leader_run(unit):  # a test runner's progress, one dot per test
+            need = max(need, cfg.progress_run_floor)
         if need == cfg.unit_copies * p:
             need = min(need - self._marker(s, begin - b.s0, p, begin == 0), self._first_line(unit, (begin - b.s0 - (x - p + 1)) % p, p))
         start = begin

@@ -179,6 +179,30 @@ def test_a_run_of_leaders_after_text_is_a_token_run_outside_quoted_output(leader
     assert not first_fire(seeded(toc, 6)).fired
 
 
+@pytest.mark.parametrize("fence", ["```\n", "```text\n"])
+def test_quoted_program_output_keeps_its_repeated_lines(fence: str) -> None:
+    """Program output quoted in a fence that names no language or an output one prints what it
+    prints: a line once per worker (the quoted-line budget, 12 copies, also for the copies
+    compared as token lists), a few lines again and again (no line-dominance window), a dot
+    per test (``progress_run_floor``). The same lines outside the fence fire."""
+    workers = "Cloning test database for alias 'default'...\n" * 8
+    block = "Creating test database for alias 'default'...\n" + workers + "System check identified no issues (0 silenced).\n"
+    destroy = "Destroying test database for alias 'default'...\n" * 8
+    rounds = "".join(block + f"Ran {40 + i} tests in 0.{i}s\n\nOK\n" + destroy for i in range(3))
+    ask = "Run the tests and paste the output."
+    for seed in (3, 4):
+        assert not first_fire(seeded(ANSWER + fence + rounds + "```\n", seed)).fired
+        assert first_fire(seeded(ANSWER + rounds, seed)).fired
+        assert not first_fire(seeded("$ ./runtests.py\n" + rounds, seed), context=ask).fired
+    dots = "tests/test_models.py " + "." * 1200 + "\n\nRan 1200 tests in 3.1s\n\nOK\n"
+    for seed in (3, 4):
+        assert not first_fire(seeded(ANSWER + fence + dots + "```\n", seed)).fired
+        assert first_fire(seeded(ANSWER + dots, seed)).fired
+    endless = ANSWER + fence + "tests/test_models.py " + "." * (2 * CFG.progress_run_floor)
+    res = first_fire(seeded(endless, 3))
+    assert res.fired and res.chars >= len(ANSWER + fence + "tests/test_models.py ") + CFG.progress_run_floor
+
+
 def test_quadrupled_tokens_fire_after_four_stuttering_blocks() -> None:
     """Every token quadrupled ('TheTheTheThe') fires when the fourth block in a row stutters."""
     head = pad(ANSWER)

@@ -257,6 +257,14 @@ class RequestContext:
                 # by reference names no wording; the request then excuses any repeated unit.
                 if unit and unit not in units and not set(unit.split()) <= _PIECES:
                     units.append(unit)
+                    # named by its kind before its wording ("repeat the mantra om shanti 108
+                    # times"): the wording alone is named too
+                    words = unit.split()
+                    k = 0
+                    while k < len(words) - 1 and words[k] in _PIECES:
+                        k += 1
+                    if k and " ".join(words[k:]) not in units:
+                        units.append(" ".join(words[k:]))
         # A count alone ("write 500 lines of code") asks for volume, not repetition: it excuses
         # repetition only of what the request names ("print 'hello' on 20 lines").
         requested = asks or bool(counts and units)

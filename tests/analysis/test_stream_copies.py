@@ -775,6 +775,31 @@ def test_a_counting_song_with_its_refrain_is_no_semantic_loop(real_cached: objec
         assert first_fire(feed(seeded(same, seed), embedder=real_cached, semantic_background=False)) is not None
 
 
+def test_a_song_asked_with_a_chorus_keeps_its_chorus(real_cached: object) -> None:
+    """A request for a song with a chorus asks for the chorus after every verse
+    (``repetition-requests``): quiet. The same song with no request fires (the chorus quoted
+    again and again reads as a passage re-checked), and so does one asked for no chorus."""
+    chorus = (
+        "Oh carry me home on the morning tide,\nWhere the gulls and the old boats ride,\n"
+        "And the lantern burns by the harbour side,\nOh carry me home on the morning tide.\n"
+    )
+    verses = [
+        "The nets were full and the sky was grey,\nWe sailed out early at break of day,\n",
+        "My father sang as he hauled the line,\nHis hands were rough but his voice was fine,\n",
+        "The storm came down on the second night,\nWe held the wheel till the morning light,\n",
+        "Now I am old and the boats are few,\nBut I still can hear what the sea once knew,\n",
+    ]
+    song = "**Carry Me Home**\n\n" + "".join(f"{v}\n{chorus}\n" for v in verses)
+    for ask in ("Write me a song about the sea with a catchy chorus.", "Write a shanty, four verses and a chorus."):
+        assert RequestContext.parse(ask).requested
+        for seed in (1, 2):
+            results = feed(seeded(song, seed), context=ask, embedder=real_cached, semantic_background=False)
+            assert first_fire(results) is None, (ask, seed)
+    for ask in (None, "Write me a song about the sea."):
+        at = first_fire(feed(seeded(song, 1), context=ask, embedder=real_cached, semantic_background=False))
+        assert at is not None
+
+
 def test_recheck_with_commentary_that_moves_on_stays_quiet(real_cached: object) -> None:
     """The function quoted again before each new finding: the semantic layer does not corroborate."""
     text, _ = _recheck_loop(3, cycles=6, moving_on=True)

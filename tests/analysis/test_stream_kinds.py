@@ -681,6 +681,8 @@ def test_request_parsing_reads_the_unit_and_the_bound() -> None:
     song = RequestContext.parse("Write me a song for the troop, four verses, and the chorus after every verse.")
     assert song.requested and song.units == () and song.items == (("verses", 4),)
     assert RequestContext.parse("Say thank you 20 more times.").units == ("thank you",)
+    # a unit named by its kind before its wording names the wording alone too
+    assert RequestContext.parse("Repeat the mantra om shanti 108 times.").units == ("the mantra om shanti", "om shanti")
     assert RequestContext.parse("Print 'hello' on 20 lines.").units == ("hello",)
     with pytest.raises(TypeError, match="context"):
         RequestContext.parse(42)  # type: ignore[arg-type]

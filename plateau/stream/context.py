@@ -362,7 +362,7 @@ class RequestContext:
                     return True
         return False
 
-    def excuses(self, fire: Fire, chars: int, config: StreamGuardConfig, opening: str | None = None) -> bool:
+    def excuses(self, fire: Fire, chars: int, config: StreamGuardConfig, opening: str | None = None, line: str | None = None) -> bool:
         """Whether this request excuses ``fire`` after ``chars`` characters of the stream.
 
         The fire is excused when the request asked for repetition, the repeated unit is what it
@@ -381,8 +381,14 @@ class RequestContext:
         number is. A degenerate answer opens with its own text and falls into its loop later: a
         loop on the quoted words that follows the answer's own words on its first lines
         ("'Lorem ipsum' is placeholder text. lorem ipsum lorem ipsum ...") is not excused.
+
+        Copies numbered under a label the request counts ("5 sets": ``Set 1: ...``, ``Set 2:
+        ...``) are its items within their bound (:meth:`_counts_items`): read from the unit of
+        ``stream.counted`` and ``stream.drift``, and from ``line`` -- the first line of the
+        copies as the stream holds it, label included -- for a numbered line's copies, which
+        ``stream.line_dominance`` reports without their label.
         """
-        if fire.reason in _NUMBERED and self._counts_items(fire.unit, fire.copies, config):
+        if (fire.reason in _NUMBERED or line is not None) and self._counts_items(line or fire.unit, fire.copies, config):
             return True
         if not self.requested:
             if opening is None or not self._names(fire.unit, self.named) or not self.opens_with_copies(opening):

@@ -572,7 +572,14 @@ class StreamGuard:
             fire = replace(fire, copies=max(fire.copies, self._copies_since(fire.unit, start, end)))
         else:
             start = fire.loop_start
-        if not ctx.excuses(fire, end, self.config, opening=None if ctx.requested else self._opening()):
+        line = None
+        if fire.reason == "stream.line_dominance" and ctx.items:  # a numbered line's copy reports its text without its label
+            text, t0 = self._tail.text()
+            i = fire.loop_start - t0
+            if 0 <= i < len(text):
+                j = text.find("\n", i)
+                line = text[i : j if j >= 0 else len(text)]
+        if not ctx.excuses(fire, end, self.config, opening=None if ctx.requested else self._opening(), line=line):
             return False
         if key not in self._excused_from and len(self._excused_from) >= _MAX_EXCUSED:
             self._excused_from.clear()

@@ -624,6 +624,31 @@ def test_a_request_that_counts_the_items_excuses_them_numbered_within_its_bound(
     assert res.fired and res.chars > endless.index("Round 12.")
 
 
+def test_numbered_lines_under_a_counted_label_are_the_items_asked_for() -> None:
+    """"5 sets of 10 push-ups": lines ``Set 1: ...`` to ``Set 5: ...`` with the same text are the
+    sets asked for (the numbered-line rule reports the text without its label; the label is
+    read from the stream); forty of them, or five with no count asked, are a loop."""
+    ask = "Make me a workout: 5 sets of 10 push-ups with rests."
+    line = "Set {}: 10 push-ups, then rest for sixty seconds.\n"
+    sets = "Push-up ladder:\n\n" + "".join(line.format(i) for i in range(1, 6)) + "\nStretch when you finish.\n"
+    for seed in (31, 32):
+        assert not first_fire(seeded(sets, seed), context=ask).fired
+        assert first_fire(seeded(sets, seed)).fired
+        endless = "Push-up ladder:\n\n" + "".join(line.format(i) for i in range(1, 41))
+        res = first_fire(seeded(endless, seed), context=ask)
+        assert res.fired and res.chars > endless.index("Set 12:")
+
+
+def test_a_count_of_rounds_asks_for_the_round_again() -> None:
+    """"six rounds" counts repetitions of one routine, as "six times" does (``count-times``):
+    a round written six times is asked for; without the count it is a loop."""
+    ask = "Guide me through box breathing, six rounds."
+    assert RequestContext.parse(ask).bound == 6
+    round_ = "Breathe in for four counts. Hold for four counts. Breathe out for four counts. Hold for four counts.\n"
+    assert not first_fire(seeded(round_ * 6, 33), context=ask).fired
+    assert first_fire(seeded(round_ * 6, 33), context="Guide me through box breathing.").fired
+
+
 def test_finish_completes_the_last_token() -> None:
     """At the end of the stream its last token is complete: a fourth counted copy whose counter
     is the response's last word fires on ``finish``."""

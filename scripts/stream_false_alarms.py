@@ -15,9 +15,16 @@ This is the false-alarm budget the firing rule is checked against (see
 :class:`~plateau.stream.StreamGuardConfig`): on these messages the rule should fire only where
 a reader would stop the text too.
 
+``--semantic`` adds the semantic layer (the embedding model of ``plateau guard``, embedded
+synchronously, a few minutes on two cores): ``stream.recheck`` and ``stream.semantic_loop``
+fire only with it. ``--quote fence`` streams every message inside a code fence that names no
+language after a line of answer, and ``--quote ask`` with the request "Run it and paste the
+output.": the budget of program output a model quotes (the tool messages are real program
+output).
+
 Usage::
 
-    python scripts/stream_false_alarms.py [--root PATH] [--max-chars N] [--json]
+    python scripts/stream_false_alarms.py [--root PATH] [--max-chars N] [--semantic] [--quote {none,fence,ask}] [--json]
 """
 
 from __future__ import annotations
@@ -79,8 +86,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", type=Path, default=ROOT)
     ap.add_argument("--max-chars", type=int, default=200_000, help="characters of a message fed (default 200,000)")
+    ap.add_argument("--semantic", action="store_true", help="with the embedding model (recheck and semantic loops)")
+    ap.add_argument("--quote", choices=("none", "fence", "ask"), default="none", help="stream each message as quoted program output")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    embedder = None
+    if args.semantic:
+        from plateau.trace import default_embedder
+
+        embedder = default_embedder()
+    context = "Run it and paste the output." if args.quote == "ask" else None
     seen: set[str] = set()
     fed = chars = 0
     reasons: Counter[str] = Counter()
@@ -95,7 +110,9 @@ def main() -> int:
         fed += 1
         roles[role] += 1
         chars += len(text)
-        guard = StreamGuard("content")
+        guard = StreamGuard("content", context=context, embedder=embedder, semantic_background=False)
+        if args.quote == "fence":
+            text = "Here is what it printed:\n\n```\n" + text + "\n```\n"
         parts = chunks(text, len(seen))
         for i, c in enumerate(parts):
             res = guard.feed(c)

@@ -17,8 +17,9 @@ converging argument may circle back to its premises. The guard fires on it only 
 corroboration (the word n-gram novelty at most ``corroboration_fresh``), as
 ``stream.semantic_loop``.
 
-Cost: sentence splitting is one regular-expression pass per block; embedding is bounded by the
-batch queue (at most 4 batches in flight; sentences arriving while it is full are skipped and
+Cost: sentence splitting is one regular-expression pass per block; sentences are embedded in
+batches of 8, and at once when the last queued sentence brings no new word (a restatement may
+have begun; one set test per sentence); embedding is bounded by the batch queue (at most 4 batches in flight; sentences arriving while it is full are skipped and
 counted in :attr:`SemanticRecurrence.skipped`). Results are taken up at the next block after they
 are ready, so the chunk that steers depends on the embedding speed; :meth:`drain` waits for them
 (tests, offline evaluation), and ``background=False`` embeds synchronously (deterministic).
@@ -105,6 +106,7 @@ class SemanticRecurrence:
         self._marks: deque[tuple[int, bool]] = deque(maxlen=_MEMORY)  # (start, near) of each embedded sentence
         self._window: deque[bool] = deque(maxlen=config.semantic_window)
         self._words: set[str] = set()  # the words of the sentences embedded
+        self._queued: set[str] = set()  # the words of the sentences queued (embedded or not)
         self._next_at = 0
         self.recurring = False
         self.near = 0
@@ -118,18 +120,26 @@ class SemanticRecurrence:
         joined = self._pend + text
         base0 = self._pend_start if self._pend else base
         pos = 0
+        recycled = False
         for m in _SENTENCE_END.finditer(joined):
             part = joined[pos : m.start()]
             start = base0 + pos
             if part and start >= self._next_at and _MIN_WORDS.search(part):
                 self._batch.append((part[:_MAX_SENTENCE], start))
                 self._next_at = start + 40
+                words = set(_WORD.findall(part[:_MAX_SENTENCE].lower()))
+                recycled = words <= self._queued
+                if len(self._queued) >= _MAX_WORDS:
+                    self._queued.clear()
+                self._queued |= words
             pos = m.end()
         if len(joined) - pos > _MAX_PENDING:
             pos = len(joined) - _MAX_PENDING
         self._pend = joined[pos:]
         self._pend_start = base0 + pos
-        if len(self._batch) >= _BATCH:
+        # A full batch is embedded; so is a batch whose last sentence brings no new word (a
+        # restatement may have begun: judged now, not a batch of sentences later).
+        if len(self._batch) >= _BATCH or (recycled and self._batch):
             self._submit()
 
     def _submit(self) -> None:

@@ -754,11 +754,12 @@ def test_templated_recheck_loop_fires_young_with_semantic_corroboration(real_cac
         alone = feed(chunks, "reasoning")
         assert all(r.reason != "stream.recheck" for r in alone)
     # Regression value for one seed (the chunk depends on the embeddings, not only on the rule):
-    # the block ending at 1279, in the 5th re-check (a variant wording seen for the first time is
-    # an enumeration's next item, not near, so corroboration comes once the variants recycle).
+    # the block ending at 1343, in the 5th re-check (a variant wording seen for the first time is
+    # an enumeration's next item, not near, so corroboration comes once the variants recycle; a
+    # passage is three lines inside the code block, never a fence line and the code after it).
     text, starts = _recheck_loop(1)
     results = feed(seeded(text, 81), "reasoning", embedder=real_cached, semantic_background=False)
-    assert first_fire(results) == block_chunk(seeded(text, 81), 1279) and starts[4] < 1279 < starts[5]  # in the 5th re-check
+    assert first_fire(results) == block_chunk(seeded(text, 81), 1343) and starts[4] < 1343 < starts[5]  # in the 5th re-check
 
 
 def test_a_counting_song_with_its_refrain_is_no_semantic_loop(real_cached: object) -> None:
@@ -798,6 +799,30 @@ def test_a_song_asked_with_a_chorus_keeps_its_chorus(real_cached: object) -> Non
     for ask in (None, "Write me a song about the sea."):
         at = first_fire(feed(seeded(song, 1), context=ask, embedder=real_cached, semantic_background=False))
         assert at is not None
+
+
+def test_a_function_quoted_in_each_new_version_is_revised_not_rechecked(real_cached: object) -> None:
+    """The function's opening lines quoted with every version the model writes -- the rest of
+    the block changes each time -- are a revision (progress): no re-check fires, however alike
+    the commentary (on the content channel: on the reasoning channel alike opening lines are a
+    templated re-check of their own). The same loop quoting one version again fires (above)."""
+    rng = random.Random(5)
+    bodies = [
+        "        if x > 0:\n            s += x\n",
+        "        if x > 0 and not isinstance(x, bool):\n            s += x\n",
+        "        if isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0:\n            s += x\n",
+        "        if x is None:\n            continue\n        if x > 0:\n            s += x\n",
+        "        try:\n            if x > 0:\n                s += x\n        except TypeError:\n            pass\n",
+        "        if x > 0 and x == x:\n            s += x\n",
+    ] * 2
+    text = "The user wants the sum of the positive numbers in a list.\n\n"
+    for body in bodies:
+        text += rng.choice(["Wait, let me change the function again:", "Hmm, let me rewrite the function:", "Actually, let me adjust the function:"])
+        text += "\n```python\ndef total(items):\n    s = 0\n    for x in items:\n" + body + "    return s\n```\n"
+        text += rng.choice(["This looks correct now.", "That seems right now.", "It looks correct to me now."]) + "\n\n"
+    for seed in (1, 2):
+        results = feed(seeded(text, 90 + seed), embedder=real_cached, semantic_background=False)
+        assert all(r.reason != "stream.recheck" for r in results), (seed, next((r for r in results if r.fired), None))
 
 
 def test_recheck_with_commentary_that_moves_on_stays_quiet(real_cached: object) -> None:

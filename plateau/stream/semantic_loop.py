@@ -19,8 +19,9 @@ corroboration (the word n-gram novelty at most ``corroboration_fresh``), as
 
 Cost: sentence splitting is one regular-expression pass per block; sentences are embedded in
 batches of 8, and at once when the last queued sentence brings no new word (a restatement may
-have begun; one set test per sentence); embedding is bounded by the batch queue (at most 4 batches in flight; sentences arriving while it is full are skipped and
-counted in :attr:`SemanticRecurrence.skipped`). Results are taken up at the next block after they
+have begun; one set test per sentence); embedding is bounded by the batch queue (at most 4
+batches in flight; sentences arriving while it is full are skipped and counted in
+:attr:`SemanticRecurrence.skipped`). Results are taken up at the next block after they
 are ready, so the chunk that steers depends on the embedding speed; :meth:`drain` waits for them
 (tests, offline evaluation), and ``background=False`` embeds synchronously (deterministic).
 

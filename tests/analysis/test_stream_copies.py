@@ -817,7 +817,9 @@ def test_a_function_quoted_in_each_new_version_is_revised_not_rechecked(real_cac
     ] * 2
     text = "The user wants the sum of the positive numbers in a list.\n\n"
     for body in bodies:
-        text += rng.choice(["Wait, let me change the function again:", "Hmm, let me rewrite the function:", "Actually, let me adjust the function:"])
+        text += rng.choice(
+            ["Wait, let me change the function again:", "Hmm, let me rewrite the function:", "Actually, let me adjust the function:"]
+        )
         text += "\n```python\ndef total(items):\n    s = 0\n    for x in items:\n" + body + "    return s\n```\n"
         text += rng.choice(["This looks correct now.", "That seems right now.", "It looks correct to me now."]) + "\n\n"
     for seed in (1, 2):

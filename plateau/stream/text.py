@@ -44,8 +44,9 @@ WORD_END = r"(?:\b|(?<=[" + WIDE_LETTERS + r"]))"
 _WORD_BODY = r"\b[\d_]*(?:[" + WIDE_LETTERS + r"]|[^\W\d_][\d_]*[^\W\d_])\w*"
 _LETTER_WORD = re.compile(_WORD_BODY)
 #: Characters that draw layout: rules, dividers, borders, leaders, padding (box drawing and
-#: block elements U+2500-U+259F, dashes U+2010-U+2015, the ellipsis, the middle dot).
-_LAYOUT = re.compile(r"[-=_*#~.|+/\\:<>^`'\"\u00b7\u2010-\u2015\u2022\u2026\u2500-\u259f]+")
+#: block elements U+2500-U+259F, dashes U+2010-U+2015, the ellipsis, the middle dot). Not the
+#: backslash: it escapes (a path, a string), it draws nothing a line of it would not.
+_LAYOUT = re.compile(r"[-=_*#~.|+/:<>^`'\"\u00b7\u2010-\u2015\u2022\u2026\u2500-\u259f]+")
 
 
 def match_back(s: str, x: int, p: int, run: int, limit: int) -> int:
@@ -181,7 +182,7 @@ def is_token_run(unit: str) -> bool:
     True for a unit without whitespace that is not only layout characters (rules, dividers,
     borders, leaders): ``0``, ``!``, an emoji, ``0x``; and for one such token with a separator
     of spaces, tabs and at most one ``,`` or ``;`` between its copies: ``0, ``, ``b ``, ``00 ``
-    (read as a cycle, whatever its phase). False for ``-``, ``=``, box drawing, for units of two
+    (read as a cycle, whatever its phase), the separator itself included (``, , , ``). False for ``-``, ``=``, box drawing, for units of two
     tokens or more (``0 1 ``, table cells such as ``| 0 ``) and for a separator holding a line
     break (a column of data, one value per line).
     """
@@ -197,8 +198,8 @@ def is_token_run(unit: str) -> bool:
     toks = r.split()
     if len(toks) != 1:
         return False
-    core = toks[0].rstrip(",;")
-    return bool(core) and len(toks[0]) - len(core) <= 1 and _LAYOUT.fullmatch(core) is None
+    core = toks[0].rstrip(",;") or toks[0]  # a separator alone is the token (", , , ,")
+    return len(toks[0]) - len(core) <= 1 and _LAYOUT.fullmatch(core) is None
 
 
 #: What separates the copies of a unit that holds it: whitespace aside, a list's separators

@@ -203,6 +203,22 @@ def test_quoted_program_output_keeps_its_repeated_lines(fence: str) -> None:
     assert res.fired and res.chars >= len(ANSWER + fence + "tests/test_models.py ") + CFG.progress_run_floor
 
 
+@pytest.mark.parametrize("token", [", ", "; ", "\\", "\\\\ "])
+def test_a_run_of_a_separator_or_a_backslash_is_a_run_of_one_token(token: str) -> None:
+    """A comma or a semicolon repeated with spaces (the separator is the token), or a backslash
+    repeated, fires where the run reaches ``digit_run_floor`` characters, as ``!!!!`` does: a
+    backslash escapes, it draws no layout. An escaped path or a list of values stays quiet."""
+    head = ANSWER + "The translation is:"
+    n = CFG.digit_run_floor
+    for seed in (8, 9):
+        chunks = seeded(head + token * (3 * n // len(token)), seed)
+        res = first_fire(chunks)
+        assert res.fired and res.loop_start <= len(head) + 1
+        assert res.fired_at_chunk == chunk_of(chunks, res.loop_start + n - 1), res
+    quiet = ANSWER + "Use C:\\\\Users\\\\me\\\\data in the JSON string, and the values 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11.\n"
+    assert not first_fire(seeded(quiet, 8)).fired
+
+
 def test_quadrupled_tokens_fire_after_four_stuttering_blocks() -> None:
     """Every token quadrupled ('TheTheTheThe') fires when the fourth block in a row stutters."""
     head = pad(ANSWER)

@@ -19,8 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from plateau.stream import GuardResult, StreamGuard, StreamGuardConfig
+from plateau.stream.block import Splitter, Tail
 from plateau.stream.context import RequestContext
 from plateau.stream.fold import fold
+from plateau.stream.recheck import RecheckDetector
 from plateau.stream.text import wide_count
 from tests.support.streams import block_chunk, chunk_of, fourth_copy_line, seeded
 
@@ -825,6 +827,28 @@ def test_a_function_quoted_in_each_new_version_is_revised_not_rechecked(real_cac
     for seed in (1, 2):
         results = feed(seeded(text, 90 + seed), embedder=real_cached, semantic_background=False)
         assert all(r.reason != "stream.recheck" for r in results), (seed, next((r for r in results if r.fired), None))
+
+
+def test_a_passage_referred_to_between_long_stretches_of_work_is_no_recheck(real_cached: object) -> None:
+    """The function quoted twice in a row, then again after a stretch of other work many times
+    longer, then once more: its occurrences do not come back at one period (the longest stretch
+    more than twice the shortest), so it is referred to, not re-checked, whatever the commentary."""
+    quote = "Let me look at the function again:\n```python\n" + FUNC + "```\nThis looks correct. It skips the negative numbers.\n\n"
+    work = "".join(
+        f"Next, the {w} module: it reads the {w} settings, validates them against the schema and stores the result in the cache.\n"
+        for w in ["parser", "loader", "writer", "router", "logger", "mailer", "scheduler", "exporter", "importer", "indexer"]
+    )
+    text = "Here is the sum of the positive numbers.\n\n" + quote + quote + work + quote + quote
+    regular = "Here is the sum of the positive numbers.\n\n" + quote * 4
+    for seed in (1, 2):
+        results = feed(seeded(text, 120 + seed), embedder=real_cached, semantic_background=False)
+        assert all(r.reason != "stream.recheck" for r in results), (seed, next((r for r in results if r.fired), None))
+    for body, candidate in ((text, False), (regular, True)):  # the detector's candidate, block by block
+        detector, tail, splitter = RecheckDetector(StreamGuardConfig()), Tail(keep=8192, slack=4096), Splitter()
+        for i in range(0, len(body), 64):
+            tail.push(body[i : i + 64])
+            detector.update(splitter.block(tail, body[i : i + 64]))
+        assert (detector.candidate is not None) is candidate
 
 
 def test_recheck_with_commentary_that_moves_on_stays_quiet(real_cached: object) -> None:

@@ -403,8 +403,24 @@ class CountedDetector:
             s, s0 = tail()
             if need < cfg.max_copies and in_open_fence(s, last[0][0] - s0):
                 continue  # inside a code fence: program output or code counts its lines as it prints
-            return self._fire(end, s0, s, last, m, copies)
+            return self._fire(end, s0, s, self._anchor(last, m), m, copies)
         return None
+
+    def _anchor(self, last: list[tuple[int, str, str, str]], m: int) -> list[tuple[int, str, str, str]]:
+        """The counters from which a chain's copies are reported: a copy opens at its advancing
+        counter (``Step 3`` rather than the ``442`` that stays put in ``Step 3: ... 442.``), from
+        the earliest one that steps into the chain, so that the report does not depend on which
+        counter the reading last stopped at (the chunking). ``last`` is the chain (its first
+        ``m + 1`` counters are returned, rotated to the advancing counter)."""
+        values = [e[1] for e in last]
+        p = next((j for j in range(m) if values[j] != values[j + m]), 0)
+        if not p:
+            return last
+        events = self._events
+        k = len(events) - len(last) + p - m  # the advancing counter before the chain's first
+        if k >= 0 and _steps(events[k][1], events[k + m][1]):
+            return list(islice(events, k, k + m + 1))
+        return last[p : p + m + 1]
 
     def _due(self, horizon: int) -> int | None:
         """The earliest offset before ``horizon`` at which a chain may complete its evidence, if

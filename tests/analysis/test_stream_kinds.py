@@ -665,6 +665,29 @@ def test_a_count_of_rounds_asks_for_the_round_again() -> None:
     assert first_fire(seeded(round_ * 6, 33), context="Guide me through box breathing.").fired
 
 
+def test_a_count_with_a_number_that_stays_put_reports_its_copies_whatever_the_chunking() -> None:
+    """Copies holding an advancing counter and a number that stays put (``Step 3: ... 442.``)
+    are reported from the advancing counter's copy, the earliest that steps into the count,
+    whichever counter the reading stopped at: one character per chunk or 19 give one unit."""
+    # the text the chunking property test drew (one character per chunk fired from "442" before)
+    text = (
+        "The fresh tenant drops one commit quickly because the local stream retries every footer unless the duplicate "
+        "account caches one module 815? The shared function splits one server silently unless the remote client logs "
+        "a schema again then the final record renders every commit late server? T"
+    ) + "".join(f"Step {i}: The invalid token updates one variable silently 442. The option\n" for i in range(5))
+    reports = set()
+    for size in (1, 7, 19, 40):
+        guard = StreamGuard()
+        res = None
+        for i in range(0, len(text), size):
+            res = guard.feed(text[i : i + size])
+            if res.fired:
+                break
+        assert res is not None and res.fired and res.reason == "stream.counted"
+        reports.add((res.unit, res.loop_start, res.cut_offset))
+    assert len(reports) == 1 and next(iter(reports))[0].startswith("Step 0:"), reports
+
+
 def test_finish_completes_the_last_token() -> None:
     """At the end of the stream its last token is complete: a fourth counted copy whose counter
     is the response's last word fires on ``finish``."""

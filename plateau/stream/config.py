@@ -83,9 +83,9 @@ class StreamGuardConfig:
         program output -- an open code fence that names no language, or an answer the request
         asks to paste (:attr:`~plateau.stream.context.RequestContext.pastes_output`) -- where a
         test runner prints one dot per test on one line (int, 8..10^9, and never less than the
-        layout rule, ``structural_span_floor``, asks; default 1,700). Measured on the real tool outputs of
-        ``scripts/stream_false_alarms.py``: the longest run of dots is 1,115 (a Django test
-        run); 1,700 is that run and half as much again, as ``digit_run_floor`` is derived.
+        layout rule, ``structural_span_floor``, asks; default 1,700). Measured on the real tool
+        outputs of ``scripts/stream_false_alarms.py``: the longest run of dots is 1,115 (a Django
+        test run); 1,700 is that run and half as much again, as ``digit_run_floor`` is derived.
     min_copies
         Fewest copies of any unit (int, 2..64; default 3). Two verbatim copies in a row are
         legitimate (a doubled refrain, code shown twice); a short unit needs at least three

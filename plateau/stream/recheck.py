@@ -172,7 +172,7 @@ class RecheckDetector:
                 del prev[0]
             if len(prev[0][0]) + len(prev[1][0]) + len(key) < _MIN_PASSAGE:
                 continue
-            if any(line.startswith("```") for line, _ in prev):  # a passage lies inside one block, or outside any
+            if prev[0][0][:3] == "```" or prev[1][0][:3] == "```" or key[:3] == "```":  # a passage lies inside one block, or outside any
                 continue
             triple = (prev[0][0], prev[1][0], key)
             occ = keys.get(triple)

@@ -182,9 +182,9 @@ def is_token_run(unit: str) -> bool:
     True for a unit without whitespace that is not only layout characters (rules, dividers,
     borders, leaders): ``0``, ``!``, an emoji, ``0x``; and for one such token with a separator
     of spaces, tabs and at most one ``,`` or ``;`` between its copies: ``0, ``, ``b ``, ``00 ``
-    (read as a cycle, whatever its phase), the separator itself included (``, , , ``). False for ``-``, ``=``, box drawing, for units of two
-    tokens or more (``0 1 ``, table cells such as ``| 0 ``) and for a separator holding a line
-    break (a column of data, one value per line).
+    (read as a cycle, whatever its phase), the separator itself included (``, , , ``). False
+    for ``-``, ``=``, box drawing, for units of two tokens or more (``0 1 ``, table cells such as
+    ``| 0 ``) and for a separator holding a line break (a column of data, one value per line).
     """
     if not unit:
         return False

@@ -1,0 +1,1 @@
+int alpha_init(void) { return 0; }

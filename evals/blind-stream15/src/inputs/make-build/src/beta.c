@@ -1,0 +1,1 @@
+int beta_init(void) { return 0; }

@@ -1,0 +1,1 @@
+int delta_init(void) { return 0; }

@@ -1,0 +1,1 @@
+int epsilon_init(void) { return 0; }

@@ -1,0 +1,1 @@
+int eta_init(void) { return 0; }

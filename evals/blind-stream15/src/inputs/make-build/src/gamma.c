@@ -1,0 +1,1 @@
+int gamma_init(void) { return 0; }

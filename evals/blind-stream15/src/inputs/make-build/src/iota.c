@@ -1,0 +1,1 @@
+int iota_init(void) { return 0; }

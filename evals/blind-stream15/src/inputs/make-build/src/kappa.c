@@ -1,0 +1,1 @@
+int kappa_init(void) { return 0; }

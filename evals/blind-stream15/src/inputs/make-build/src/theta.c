@@ -1,0 +1,1 @@
+int theta_init(void) { return 0; }

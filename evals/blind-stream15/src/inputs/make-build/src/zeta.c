@@ -1,0 +1,1 @@
+int zeta_init(void) { return 0; }

@@ -86,6 +86,17 @@ class StreamGuardConfig:
         layout rule, ``structural_span_floor``, asks; default 1,700). Measured on the real tool
         outputs of ``scripts/stream_false_alarms.py``: the longest run of dots is 1,115 (a Django
         test run); 1,700 is that run and half as much again, as ``digit_run_floor`` is derived.
+    pasted_run_floor
+        Characters a repetition of whole lines (one line or a block of several, verbatim or
+        differing by counters) must cover, from its first copy, in an answer the request asks
+        to paste as a program's output
+        (:attr:`~plateau.stream.context.RequestContext.pastes_output`) before it fires (int,
+        8..10^9; default 8,550). A program prints what its loops print: a debug line per
+        iteration, a frame per recursive call, one block per record. Measured on the real tool
+        outputs of ``scripts/stream_false_alarms.py``: the longest run of whole lines repeating
+        verbatim, at any period of one to eight lines, is 5,700 characters (a debug line printed
+        100 times); 8,550 is that run and half as much again, as ``progress_run_floor`` is
+        derived.
     min_copies
         Fewest copies of any unit (int, 2..64; default 3). Two verbatim copies in a row are
         legitimate (a doubled refrain, code shown twice); a short unit needs at least three
@@ -281,6 +292,7 @@ class StreamGuardConfig:
     glued_span_floor: int = 64
     structural_span_floor: int = 256
     progress_run_floor: int = 1700
+    pasted_run_floor: int = 8550
     min_copies: int = 3
     copy_unit: int = 16
     unit_copies: int = 4
@@ -323,6 +335,7 @@ class StreamGuardConfig:
             "glued_span_floor": (8, 1_000_000_000),
             "structural_span_floor": (8, 1_000_000_000),
             "progress_run_floor": (8, 1_000_000_000),
+            "pasted_run_floor": (8, 1_000_000_000),
             "min_copies": (2, 64),
             "copy_unit": (2, 4096),
             "unit_copies": (2, 1000),

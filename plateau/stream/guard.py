@@ -563,6 +563,8 @@ class StreamGuard:
         bound holds over the whole run.
         """
         ctx = self.context
+        if ctx.pastes_output and self._pasted(fire, end):
+            return True
         if not ctx.requested and not ctx.named and not ctx.items:
             return False
         key = (fire.reason, _DIGITS.sub("0", fire.unit.strip().lower()))
@@ -580,6 +582,29 @@ class StreamGuard:
                 j = text.find("\n", i)
                 line = text[i : j if j >= 0 else len(text)]
         if not ctx.excuses(fire, end, self.config, opening=None if ctx.requested else self._opening(), line=line):
+            return False
+        if key not in self._excused_from and len(self._excused_from) >= _MAX_EXCUSED:
+            self._excused_from.clear()
+        self._excused_from[key] = start
+        return True
+
+    def _pasted(self, fire: Fire, end: int) -> bool:
+        """Whether ``fire`` is a program's output repeating whole lines, within
+        ``pasted_run_floor`` characters of its first copy, in an answer the request asks to
+        paste (a debug line printed per iteration, a frame per recursive call, a block per
+        record): its first copy starts a line (after its indentation) and ends with one. The first copy is remembered
+        per repetition (its reason, and its unit with digits folded), as for an excused
+        request, so that the floor counts from where the repetition began."""
+        unit = fire.unit.rstrip(" \t")
+        if not unit.endswith("\n") or not unit.strip():
+            return False
+        text, t0 = self._tail.text()
+        i = fire.loop_start - t0
+        if not 0 <= i <= len(text) or (i > 0 and text[text.rfind("\n", 0, i) + 1 : i].strip()):  # only indentation before it on its line
+            return False
+        key = ("pasted", _DIGITS.sub("0", unit.strip().lower()))
+        start = min(self._excused_from.get(key, fire.loop_start), fire.loop_start)
+        if end - start >= self.config.pasted_run_floor:
             return False
         if key not in self._excused_from and len(self._excused_from) >= _MAX_EXCUSED:
             self._excused_from.clear()
@@ -625,7 +650,12 @@ class StreamGuard:
         # Copies the drift detector read as an enumeration inside the window (a template filled
         # once per item) are textual evidence against a loop: meaning alone then only steers.
         listed = self._drift.enumeration_end >= sem.window_start >= 0
-        if not quoted and not listed and fresh is not None and fresh <= self.config.corroboration_fresh and sem.origin is not None:
+        # A plan whose items recur by design (a schedule, a routine, a log with one block per
+        # day: list ``recurring-plans``) restates each item's block, meaning and wording: the
+        # textual detectors judge it with their budget for recurring plans, meaning alone steers.
+        planned = self.context.recurring
+        corroborated = fresh is not None and fresh <= self.config.corroboration_fresh
+        if not quoted and not listed and not planned and corroborated and sem.origin is not None:
             text, start = sem.origin
             fire = Fire(
                 at=end - 1,

@@ -7,9 +7,10 @@ numbers and other punctuation-only lines never count), it fires when the window 
 hermes-agent's streaming guard (NousResearch/hermes-agent PR #78551, window 48, at most 6
 distinct) and mastra's exact-duplicate-line ratio (mastra-ai/mastra PR #22072), with the
 thresholds of :class:`~plateau.stream.StreamGuardConfig`. Not inside an open code fence or in
-quoted output (a request to paste a program's output): a program prints the same few lines
-again and again (a test runner's line per worker); there a line's copies are judged by the
-rules below, with the budget of a quoted line.
+quoted output (a request to paste a program's output), nor in a plan the request asks to recur
+(a schedule, a log with one block per day: ``recurring``): a program prints the same few lines
+again and again (a test runner's line per worker), and a plan writes the same lines for each
+of its days; there a line's copies are judged by the rules below, with their budgets.
 
 Lines that differ only by a time field in front -- digits and punctuation up to the line's
 first letter holding two numbers or more (a clock time, a subtitle's time range), folded as
@@ -560,7 +561,7 @@ class LineDetector:
                 len(lines) == cfg.line_window
                 and len(count) <= cfg.line_max_distinct
                 and base + nl + 1 >= cfg.min_chars
-                and not (self.quoted or self._fences % 2 == 1)  # quoted output and code: the rules above, with their budgets
+                and not (self.quoted or self.recurring or self._fences % 2 == 1)  # quoted output, code, a plan: the rules above
             ):
                 top, _ = count.most_common(1)[0]
                 starts = [off for line_key, off in lines if line_key == top]

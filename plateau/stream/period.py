@@ -78,6 +78,7 @@ from plateau.stream.text import (
     is_token_run,
     match_back,
     primitive_period,
+    visible,
 )
 
 __all__ = ["PeriodDetector"]
@@ -267,21 +268,22 @@ class PeriodDetector:
             carry[p] = begin
         if p < cfg.copy_unit:
             begin = self._drifted(s, begin - b.s0, unit) + b.s0
-        words = count_words(unit)
+        shown = visible(unit)  # a terminal's colour codes are not text
+        words = count_words(shown)
         # A run of line breaks (blank lines) is a run of one token too: layout never stacks
         # more than a few (see StreamGuardConfig.digit_run_floor).
         in_quote = self.quoted or (self._fences % 2 == 1 and not self._code_fence(s, b.s0))
         token = words == 0 and (
-            is_token_run(unit)
+            is_token_run(shown)
             or self._glued(s, begin - b.s0 - 1, unit)
             or ("\n" in unit and unit.isspace())
-            or (not in_quote and is_leader_run(unit) and self._after_text(s, begin - b.s0))  # a leader never fills more than a line
+            or (not in_quote and is_leader_run(shown) and self._after_text(s, begin - b.s0))  # a leader never fills more than a line
         )
         quoted = in_quote and unit.count("\n") == 1 and "```" not in unit
         glued = words > 0 and p < cfg.copy_unit and is_glued(unit)
-        need = cfg.span_required(p, words, token=token, content=content_length(unit), quoted_line=quoted, glued=glued)
-        if in_quote and words == 0 and is_leader_run(unit):  # a test runner's progress, one dot per test
-            need = max(need, cfg.progress_run_floor)
+        need = cfg.span_required(p, words, token=token, content=content_length(shown), quoted_line=quoted, glued=glued)
+        if in_quote and words == 0 and is_leader_run(shown):  # a test runner's progress, one dot per test
+            need = max(need, -(-cfg.progress_run_floor * p // max(1, len(shown))))  # counted in dots shown
         if need == cfg.unit_copies * p:
             need = min(need - self._marker(s, begin - b.s0, p, begin == 0), self._first_line(unit, (begin - b.s0 - (x - p + 1)) % p, p))
         start = begin

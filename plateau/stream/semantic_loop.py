@@ -15,7 +15,9 @@ a restatement recycles its words.
 Alone, recurrence only **steers** (a message, the stream goes on): meaning is not wording, and a
 converging argument may circle back to its premises. The guard fires on it only with textual
 corroboration (the word n-gram novelty at most ``corroboration_fresh``), as
-``stream.semantic_loop``.
+``stream.semantic_loop`` -- never in output the request asks to paste, over copies read as an
+enumeration, or in a plan the request asks to recur by design (a schedule, a log with one block
+per day: :attr:`~plateau.stream.context.RequestContext.recurring`).
 
 Cost: sentence splitting is one regular-expression pass per block; sentences are embedded in
 batches of 8, and at once when the last queued sentence brings no new word (a restatement may

@@ -23,6 +23,7 @@ __all__ = [
     "is_word",
     "match_back",
     "primitive_period",
+    "visible",
     "WIDE_LETTERS",
     "wide_count",
     "word_count",
@@ -227,6 +228,26 @@ def is_glued(unit: str) -> bool:
     if not unit or set(unit) <= _HEX_DIGITS or any(ch.isspace() or ch in _SEPARATORS for ch in unit):
         return False
     return any(len(set(run)) >= 2 for run in _LETTER_RUN.findall(unit + unit))  # read as a cycle, whatever its phase
+
+
+#: An ECMA-48 control sequence (CSI): ESC ``[``, parameter bytes, intermediate bytes, a final
+#: byte -- the colours and cursor moves a terminal program writes around its text.
+_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+def visible(unit: str) -> str:
+    """The text a terminal shows of a periodic ``unit``: its control sequences removed.
+
+    ``unit`` is one period of a repetition and may start inside a sequence (``32m.\x1b[0m\x1b[``
+    is a coloured ``.`` read from the middle of its escape), so it is read as a cycle, rotated
+    to start at its first ESC, before the sequences are removed; a unit without ESC is returned
+    unchanged. A test runner that colours its output prints ``\x1b[32m.\x1b[0m`` per test: its
+    run is a run of dots, judged as a plain one is.
+    """
+    i = unit.find("\x1b")
+    if i < 0:
+        return unit
+    return _CSI.sub("", unit[i:] + unit[:i])
 
 
 #: Leaders: the characters a line fills with between its text and a number (a table of

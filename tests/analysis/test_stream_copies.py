@@ -231,6 +231,20 @@ def test_ordered_lists_that_do_not_cycle_stay_quiet() -> None:
         assert first_fire(feed(seeded(ANSWER + plan, 466 + seed), context=ask)) is None, ask
 
 
+def test_a_log_with_one_block_per_day_is_a_plan() -> None:
+    """A printable log with one block per day, when the request asks for it ("one block per
+    day", "a two-week log"): the same lines under each day's header are the plan, not a few
+    lines filling the window; unasked, the same blocks fire."""
+    doses = "- [ ] 07:00  Levothyroxine 50 mcg before breakfast  ______\n- [ ] 21:00  Atorvastatin 20 mg at night  ______\n"
+    days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"] * 2
+    log = "".join(f"## Day {k} ({d})\n{doses}Blood sugar before breakfast: ______ mmol/L\n\n" for k, d in enumerate(days, 1))
+    asks = ["Make me a printable two-week log for my medications, one block per day.", "Give me a weekly tracker for my doses."]
+    for seed, ask in enumerate(asks):
+        assert RequestContext.parse(ask).recurring, ask
+        assert first_fire(feed(seeded(ANSWER + log, 470 + seed), context=ask)) is None, ask
+    assert first_fire(feed(seeded(ANSWER + log, 472))) is not None
+
+
 def test_a_list_cycle_fires_on_its_fourth_round() -> None:
     """A numbered plan written out again and again (a list cycle, 3 lines): the chunk that completes
     the first line of the 4th round fires; three rounds and a different ending stay quiet."""

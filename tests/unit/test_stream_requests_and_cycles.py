@@ -15,7 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from plateau.stream import GuardResult, RequestContext, StreamGuard, StreamGuardConfig
-from tests.support.streams import chunk_of, first_fire, fourth_copy_line, seeded
+from plateau.stream.text import visible
+from tests.support.streams import block_chunk, chunk_of, first_fire, fourth_copy_line, seeded
+
+CFG = StreamGuardConfig()
 
 
 def fires_at(text: str, offset: int, seeds: tuple[int, ...] = (1, 2, 3), **kw: object) -> GuardResult:
@@ -198,21 +201,83 @@ def test_a_title_does_not_excuse_the_answer_restarted() -> None:
 _SUMMARY = "test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n"
 
 
-def test_pasted_test_runner_output_gets_the_quoted_line_budget() -> None:
+def test_pasted_test_runner_output_keeps_its_repeated_lines() -> None:
     """'Run the tests and paste what it prints': identical summary lines in a row are program
-    output, judged as lines inside a code fence -- quiet at 6 copies, fired at the 12th
-    (max_copies); without the request the 4th copy fires once its first sentence
-    (``test result: ok.``) is written, by which a reader recognises a copy of one line. (The run
-    begins at the newline that ends the command line: it equals the summary's last character.)"""
+    output -- quiet at 20 copies, fired on the block that completes ``pasted_run_floor``
+    characters from the first copy; without the request the 4th copy fires once its first
+    sentence (``test result: ok.``) is written, by which a reader recognises a copy of one line.
+    (The run begins at the newline that ends the command line: it equals the summary's last
+    character.)"""
     ask = "Run the workspace tests with `cargo test` and paste what it prints."
     assert RequestContext.parse(ask).pastes_output
     head = "$ cargo test\n"
-    text = head + _SUMMARY * 6
+    text = head + _SUMMARY * 20
     assert not first_fire(seeded(text, 10), context=ask).fired
     fires_at(text, fourth_copy_line(text, len(head) - 1, len(_SUMMARY)))
     assert fourth_copy_line(text, len(head) - 1, len(_SUMMARY)) == len(head) - 1 + 3 * len(_SUMMARY) + len("\ntest result: ok.") - 1
-    long = head + _SUMMARY * 20
-    fires_at(long, len(head) - 1 + 12 * len(_SUMMARY) - 1, context=ask)
+    long = head + _SUMMARY * (2 * CFG.pasted_run_floor // len(_SUMMARY))
+    for seed in (10, 11, 12):
+        chunks = seeded(long, seed)
+        res = first_fire(chunks, context=ask)
+        assert res.fired and res.loop_start == len(head)
+        assert res.fired_at_chunk == block_chunk(chunks, res.loop_start + CFG.pasted_run_floor - 1)
+
+
+@pytest.mark.parametrize(
+    ("ask", "output"),
+    [
+        (
+            "Run Walker and paste the full exception it throws.",
+            "Exception in thread \"main\" java.lang.IllegalStateException: empty leaf\n\tat Walk.leaf(Walk.java:4)\n"
+            + "\tat Walk.visit(Walk.java:9)\n" * 40
+            + "\tat Walk.main(Walk.java:15)\n",
+        ),
+        (
+            "Run count.py under python -m trace --trace so I can see every line it executes.",
+            " --- modulename: count, funcname: <module>\n"
+            + "count.py(1): total = 0\n"
+            + "count.py(2): for i in range(30):\ncount.py(3):     total += i\n" * 30
+            + "count.py(4): print(total)\n435\n",
+        ),
+        (
+            "Run the plotting script and paste the output.",
+            "DEBUG: Rectangle _update_patch_limits count=10 max_y=1.0\n" * 90,
+        ),
+    ],
+)
+def test_pasted_program_output_repeating_whole_lines_is_quiet(ask: str, output: str) -> None:
+    """A program prints what its loops print: a frame per recursive call, the traced lines of
+    every pass, a debug line per iteration. Asked for pasted, whole lines repeating verbatim stay
+    quiet up to ``pasted_run_floor`` characters; the same text unasked fires."""
+    assert RequestContext.parse(ask).pastes_output
+    for seed in (4, 5):
+        assert not first_fire(seeded(output, seed), context=ask).fired
+        assert first_fire(seeded(output, seed)).fired
+
+
+@pytest.mark.parametrize(
+    ("unit", "shown"),
+    [
+        ("32m.\x1b[0m\x1b[", "."),
+        ("\x1b[1;31mFAIL\x1b[0m ", "FAIL "),
+        ("plain text ", "plain text "),
+    ],
+)
+def test_visible_removes_a_terminal_s_control_sequences_read_as_a_cycle(unit: str, shown: str) -> None:
+    """A periodic unit may start inside an escape sequence: it is read as a cycle."""
+    assert visible(unit) == shown
+
+
+def test_coloured_progress_dots_are_dots() -> None:
+    """A test runner that colours its output prints ``ESC[32m.ESC[0m`` per test: pasted, the run
+    is judged in the dots a terminal shows (``progress_run_floor``), not as a short unit."""
+    ask = "Run the tests and paste the output."
+    dot = "\x1b[32m.\x1b[0m"
+    text = "collected 400 items\n\nastropy/io/fits/tests/test_header.py " + dot * 400 + "\n\n400 passed in 3.2s\n"
+    for seed in (6, 7):
+        assert not first_fire(seeded(text, seed), context=ask).fired
+    endless = "astropy/io/fits/tests/test_header.py " + dot * (CFG.progress_run_floor + 200)
+    assert first_fire(seeded(endless, 6), context=ask).fired
 
 
 @pytest.mark.parametrize(
@@ -225,6 +290,13 @@ def test_pasted_test_runner_output_gets_the_quoted_line_budget() -> None:
         ("Print the contents of config.yaml.", True),
         ("Show me the first 40 lines of the log file.", True),
         ("Paste the traceback.", True),
+        ("Run it and paste the full exception it throws.", True),
+        ("Show me the error message you get.", True),
+        ("Run the script under strace so I can see every call it makes.", True),
+        ("Zeig mir den Stacktrace.", True),
+        ("Montre-moi la pile d'appels.", True),
+        ("Give me an exception handling example in Java.", False),
+        ("Show me the errors in my essay.", False),
         ("Lance les tests et montre-moi le résultat.", True),
         ("Führe die Tests aus und zeig mir das Ergebnis.", True),
         ("Ejecuta el comando y muéstrame el resultado.", True),

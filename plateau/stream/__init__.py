@@ -20,6 +20,8 @@ One detector per module, composed by :mod:`plateau.stream.guard`:
 ``stream.drift``                :mod:`~plateau.stream.drift` -- copies whose words or counters drift
 ``stream.counted``              :mod:`~plateau.stream.counted` -- copies that differ by one advancing
                                 counter (``Attempt 3:``, ``the fourth``)
+``stream.anaphora``             :mod:`~plateau.stream.anaphora` -- sentences that keep opening
+                                with the same phrase while the rest changes (a template)
 ``stream.low_novelty``          :mod:`~plateau.stream.novelty` -- recycled word n-grams
 ``stream.recheck``              :mod:`~plateau.stream.recheck` -- a passage quoted again and again
                                 (fires only with the semantic layer's corroboration)

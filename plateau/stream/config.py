@@ -97,6 +97,14 @@ class StreamGuardConfig:
         verbatim, at any period of one to eight lines, is 5,700 characters (a debug line printed
         100 times); 8,550 is that run and half as much again, as ``progress_run_floor`` is
         derived.
+    anaphora_sentences
+        Sentences of the window in which ``unit_copies`` sentences opening with the same
+        phrase of ``copy_unit`` characters or more fire as ``stream.anaphora`` (int, 2..256;
+        fewer than ``unit_copies`` never fire; default 8: about two paragraphs, the span in which a reader
+        notices four sentences opening alike -- :mod:`~plateau.stream.anaphora`). Measured on
+        the 7,901 real model responses of ``scripts/stream_false_alarms.py``: none fires with
+        a window of 8, 16 or 32 sentences, so 8 is the reading rule's span, not the edge of a
+        false-alarm budget.
     min_copies
         Fewest copies of any unit (int, 2..64; default 3). Two verbatim copies in a row are
         legitimate (a doubled refrain, code shown twice); a short unit needs at least three
@@ -293,6 +301,7 @@ class StreamGuardConfig:
     structural_span_floor: int = 256
     progress_run_floor: int = 1700
     pasted_run_floor: int = 8550
+    anaphora_sentences: int = 8
     min_copies: int = 3
     copy_unit: int = 16
     unit_copies: int = 4
@@ -336,6 +345,7 @@ class StreamGuardConfig:
             "structural_span_floor": (8, 1_000_000_000),
             "progress_run_floor": (8, 1_000_000_000),
             "pasted_run_floor": (8, 1_000_000_000),
+            "anaphora_sentences": (2, 256),
             "min_copies": (2, 64),
             "copy_unit": (2, 4096),
             "unit_copies": (2, 1000),

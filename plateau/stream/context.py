@@ -382,6 +382,10 @@ class RequestContext:
         loop on the quoted words that follows the answer's own words on its first lines
         ("'Lorem ipsum' is placeholder text. lorem ipsum lorem ipsum ...") is not excused.
 
+        Sentences that open with a phrase the request quotes ("write six sentences that start
+        with 'I feel like I am'": ``stream.anaphora``) answer it for ``context_cap_chars``
+        characters.
+
         Copies numbered under a label the request counts ("5 sets": ``Set 1: ...``, ``Set 2:
         ...``) are its items within their bound (:meth:`_counts_items`): read from the unit of
         ``stream.counted`` and ``stream.drift``, and from ``line`` -- the first line of the
@@ -390,6 +394,8 @@ class RequestContext:
         """
         if (fire.reason in _NUMBERED or line is not None) and self._counts_items(line or fire.unit, fire.copies, config):
             return True
+        if fire.reason == "stream.anaphora" and self.named and self._names(fire.unit, self.named):
+            return chars <= config.context_cap_chars  # sentences that open with the words the request quotes
         if not self.requested:
             if opening is None or not self._names(fire.unit, self.named) or not self.opens_with_copies(opening):
                 return False

@@ -26,7 +26,9 @@ one turn pair. It fires
     end-of-turn token (``<|im_end|>``, ``<|eot_id|>``, ``<end_of_turn>``, ``<|end|>``,
     ``</s>``) when the template closes its turns, else when its last turn opens. A counter
     in the marker is no new role (``<|im_start|>assistant57``, ``assistant58``: one role),
-    and a cycle may hold one role: a turn closed by an end-of-turn token and the same role
+    and a cycle may hold one role: one role's marker opened again while its turn is still open
+    (no end-of-turn token in the response) is a new turn the model writes for itself, each turn
+    a cycle, fired when the third such marker inside the response is complete; a turn closed by an end-of-turn token and the same role
     opened again right after it (the model closes its turn and reopens it). Its cycle is then
     read from the turns themselves: the shortest ``c`` such that every completed turn is alike
     the turn ``c`` before it (word-set Jaccard at least 0.5) -- the same answer again is one
@@ -497,6 +499,15 @@ class DialogueDetector:
                 return self._fire(b, turns[-min(len(turns), cfg.dialogue_turns * c)][1])
         roles = {r for r, _, _, _ in turns}
         if len(roles) < 2:
+            # One role's template marker opened again and again inside the response, no other
+            # role between and no turn closed (the model opens a new turn for itself while its
+            # own is still open): each turn is a cycle, fired when the dialogue_turns-th is
+            # opened -- the second repeat. A marker that starts the response is its own header,
+            # not a turn it writes. (Turns closed and reopened are judged by their own cycle, above.)
+            if special and not self._ends:
+                opened = [at for _, at, _, sp in turns if sp and at > 0]
+                if len(opened) >= cfg.dialogue_turns and len(opened) == self._special - (turns[0][1] == 0 and turns[0][3]):
+                    return self._fire(b, opened[0])
             return None
         if special:
             # The dialogue_turns-th cycle is complete when its last turn is closed by an

@@ -5,13 +5,15 @@ characters aligned on the stream's start, and runs every detector over each comp
 (:mod:`~plateau.stream.novelty` first -- the period and drift detectors read what it counted --
 then :mod:`~plateau.stream.period`, :mod:`~plateau.stream.fold`, :mod:`~plateau.stream.dialogue`,
 :mod:`~plateau.stream.stutter`, :mod:`~plateau.stream.lines`, :mod:`~plateau.stream.drift` and
-:mod:`~plateau.stream.counted`, which reads only near recurrence). The earliest fire of a block wins, unless the request
+:mod:`~plateau.stream.counted`, which reads only near recurrence, and
+:mod:`~plateau.stream.anaphora`, which reads the last sentences when the block recycles a word
+n-gram). The earliest fire of a block wins, unless the request
 (:class:`~plateau.stream.context.RequestContext`) excuses it. With an embedder, the completed
 sentences also feed :class:`~plateau.stream.semantic_loop.SemanticRecurrence`, which steers alone and
 fires only with textual corroboration, and corroborates the passages that
 :mod:`~plateau.stream.recheck` finds quoted again and again (``stream.recheck``).
 
-Between blocks the guard keeps the fires the period, fold, drift, counted, dialogue and line detectors *armed*
+Between blocks the guard keeps the fires the period, fold, drift, counted, dialogue, line and anaphora detectors *armed*
 (:class:`~plateau.stream.result.Armed`: a repetition whose span will complete before the next
 block, at most 16, the earliest due kept) and confirms each on the chunk that brings its last
 character; half-way through every block it probes for units of ``copy_unit`` to
@@ -27,6 +29,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+from plateau.stream.anaphora import AnaphoraDetector
 from plateau.stream.block import Block, Splitter, Tail
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.context import RequestContext
@@ -171,8 +174,9 @@ class StreamGuard:
         self._drift = DriftDetector(cfg)
         self._dialogue = DialogueDetector(cfg)
         self._counted = CountedDetector(cfg)
+        self._anaphora = AnaphoraDetector(cfg)
         self._detectors: tuple[Any, ...] = (
-            self._novelty, self._period, self._fold, self._dialogue, self._stutter, self._lines, self._drift, self._counted
+            self._novelty, self._period, self._fold, self._dialogue, self._stutter, self._lines, self._drift, self._counted, self._anaphora
         )
         self._semantic: SemanticRecurrence | None = None
         self._recheck: RecheckDetector | None = None
@@ -212,6 +216,9 @@ class StreamGuard:
     def _quote_output(self) -> None:
         """A request for a program's output pasted makes every line of the answer quoted output."""
         self._period.quoted = self._lines.quoted = self._drift.quoted = self._counted.quoted = self.context.pastes_output
+        # Output pasted, a plan whose items recur, or parts the request counts ("ten example
+        # sentences", "a two-week plan"): sentences written from one frame are what was asked.
+        self._anaphora.quoted = self.context.pastes_output or self.context.recurring or bool(self.context.items)
         self._dialogue.requested = self.context.exchange
         self._lines.recurring = self._drift.recurring = self._counted.recurring = self.context.recurring
 
@@ -571,7 +578,7 @@ class StreamGuard:
         start = self._excused_from.get(key)
         if start is not None and fire.copies > 0:
             start = min(start, fire.loop_start)
-            fire = replace(fire, copies=max(fire.copies, self._copies_since(fire.unit, start, end)))
+            fire = replace(fire, copies=max(fire.copies, self._copies_since(fire.unit, start, end, fire.reason == "stream.anaphora")))
         else:
             start = fire.loop_start
         line = None
@@ -611,16 +618,21 @@ class StreamGuard:
         self._excused_from[key] = start
         return True
 
-    def _copies_since(self, unit: str, start: int, end: int) -> int:
+    def _copies_since(self, unit: str, start: int, end: int, scattered: bool = False) -> int:
         """Copies of ``unit`` between the stream offsets ``start`` and ``end``.
 
         A unit of one token (no whitespace inside it: a stutter's doubled word, a drill's
-        character written among others) need not tile the span, so its copies are its
-        occurrences there, digits read as ``0``, where the guard still holds that text; any
-        other unit's are the span over the unit's length (a unit whose spacing or counters
-        drift tiles the span without occurring verbatim).
+        character written among others), or a ``scattered`` one (the phrase that opens
+        sentences, ``stream.anaphora``), need not tile the span, so its copies are its
+        occurrences there, digits read as ``0`` and case ignored, where the guard still holds
+        that text; any other unit's are the span over the unit's length (a unit whose spacing
+        or counters drift tiles the span without occurring verbatim).
         """
         core = unit.strip()
+        if scattered and core:
+            text, t0 = self._tail.text()
+            if start >= t0:
+                return _DIGITS.sub("0", text[start - t0 : end - t0].lower()).count(_DIGITS.sub("0", core.lower()))
         if core and not any(ch.isspace() for ch in core):
             text, t0 = self._tail.text()
             if start >= t0:

@@ -28,6 +28,7 @@ class GuardResult:
         Why it fired: ``"stream.period"`` (exact periodic repetition), ``"stream.run"`` (one
         character repeated: a digit, a letter, ``!``, an emoji), ``"stream.drift"`` (near-identical copies whose words,
         counters or spacing drift), ``"stream.counted"`` (copies that differ by one advancing counter),
+        ``"stream.anaphora"`` (sentences that keep opening with the same phrase),
         ``"stream.stutter"`` (words doubled or tokens repeated in
         place), ``"stream.line_dominance"``, ``"stream.low_novelty"``,
         ``"stream.self_dialogue"`` (the response writes chat-template turns for both sides),

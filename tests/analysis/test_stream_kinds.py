@@ -982,3 +982,24 @@ def test_an_indented_label_at_the_stream_start_is_the_answer_naming_itself() -> 
         res = first_fire(chunks)
         assert res.fired and res.reason == "stream.self_dialogue"
         assert res.fired_at_chunk == chunk_of(chunks, text.index("\n", starts[5])), indent
+
+
+def test_one_role_opened_again_while_its_turn_is_open_fires_on_the_third_marker() -> None:
+    """A greeting, then '<|assistant|>' opened again and again with no end-of-turn token and
+    turns that differ: the model writes new turns for itself, each turn one cycle; the chunk
+    that completes the third marker fires (the second repeat), never the second."""
+    turns = [
+        "Hi! It is good to see you. What brings you here today?",
+        "Hey there, welcome back! Ask me anything you like.",
+        "Good day! I am here to help with whatever you have in mind.",
+        "Hello again! What shall we look at first?",
+    ]
+    text = "Hello there! How can I help you today?\n" + "".join(f"<|assistant|> {t}\n" for t in turns)
+    marks = [i for i in range(len(text)) if text.startswith("<|assistant|>", i)]
+    third = marks[2] + len("<|assistant|>") - 1
+    for seed in range(3):
+        chunks = seeded(text, 70 + seed)
+        res = first_fire(chunks)
+        assert res.fired and res.reason == "stream.self_dialogue"
+        assert res.loop_start == marks[0] and res.fired_at_chunk == chunk_of(chunks, third), (res, chunk_of(chunks, third))
+    assert not first_fire(seeded(text[: marks[2]], 70)).fired

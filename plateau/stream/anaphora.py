@@ -54,7 +54,7 @@ __all__ = ["AnaphoraDetector"]
 
 #: A sentence start: after a sentence end and spaces, or after a newline (and its indentation),
 #: before a letter. Group 1 is the indentation after a newline.
-_START = re.compile(r"(?:[.!?][\"'\u201d\u2019)\]]*[ \t]+|\n([ \t]*))(?=[^\W\d_])")
+_START = re.compile(r"[.!?\n](?:(?<=\n)([ \t]*)|(?<=[.!?])[\"'\u201d\u2019)\]]*[ \t]+)(?=[^\W\d_])")  # one class first: re's fast scan
 #: Characters of code, paths, markup and program output; a dotted name or a version.
 _CODE = re.compile(r"[()=_/\\\[\]{}<>`$@#%^&*+|~]|\w\.\w")
 #: A list item's number in front of a sentence start (``1. ``, ``2) ``): the item opens no sentence.

@@ -63,6 +63,9 @@ _RUN_OF = re.compile(
     r"\b(?:a|an|one|une?|una|uma|eine?)\s+(?:" + lexicon.alternation("count-runs") + r")\s+(?:of|de|di|von|mit)\s+" + _NUMBER,
     re.IGNORECASE,
 )
+#: The parts or voices a piece is performed in ("a four-part round", "in three voices"): each
+#: part sings what the request counts, so a count of times holds per part.
+_PARTS = re.compile(_NUMBER + r"[ -]?(?:parts?|voices?)\b|\bin\s+" + _NUMBER + r"\s+(?:parts|voices|groups)\b", re.IGNORECASE)
 #: A count of things ("8 rounds", "four verses"): the count and the noun after it.
 _ITEMS = re.compile(_NUMBER + r"\s+([^\W\d_]{3,})", re.IGNORECASE)
 #: The label of a numbered copy: the word right before its counter, at the start of the unit or
@@ -269,6 +272,9 @@ class RequestContext:
         # repetition only of what the request names ("print 'hello' on 20 lines").
         requested = asks or bool(counts and units)
         bound = max(counts) if counts and requested else None
+        if bound is not None:  # "a four-part round, every part sings the verse twice": 4 x 2
+            parts = [_count_value(next(g for g in m.groups() if g is not None)) for m in _PARTS.finditer(asked)]
+            bound *= max([p for p in parts if p > 1], default=1)
         return cls(
             text=text,
             requested=requested,

@@ -295,6 +295,9 @@ def test_coloured_progress_dots_are_dots() -> None:
         ("Run the script under strace so I can see every call it makes.", True),
         ("Zeig mir den Stacktrace.", True),
         ("Montre-moi la pile d'appels.", True),
+        ("Trace only the write() calls of the ticker program.", True),
+        ("Run the server under valgrind and paste nothing else.", True),
+        ("Can you trace the calls in this code by reading it?", False),
         ("Give me an exception handling example in Java.", False),
         ("Show me the errors in my essay.", False),
         ("Lance les tests et montre-moi le résultat.", True),
@@ -734,3 +737,17 @@ def test_a_drill_of_one_character_per_row_is_excused_per_row() -> None:
         assert not guard.finish().fired
     over = "Practice sheet:\n\n" + "".join(f"{k} ({r}): " + " ".join([k] * 30) + "\n" for k, r in kana)
     assert first_fire(seeded(over, 1), context=ask).fired
+
+
+@pytest.mark.parametrize(
+    ("ask", "bound"),
+    [
+        ("Write out 'Row, Row, Row Your Boat' as a four-part round; every part sings the verse twice.", 8),
+        ("Sing 'Frère Jacques' in three voices, each voice twice.", 6),
+        ("Repeat the verse twice.", 2),
+    ],
+)
+def test_a_count_of_times_holds_per_part_of_a_piece(ask: str, bound: int) -> None:
+    """A round or a part-song in N parts or voices repeats what each part sings N times: the
+    request's count of times is per part."""
+    assert RequestContext.parse(ask).bound == bound

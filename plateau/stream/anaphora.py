@@ -24,8 +24,9 @@ when they read as a template written in prose:
 - the first three differ in their words, numbers aside: a template's filler varies. A refrain,
   a line asked for again and again, or copies that differ by a counter alone are judged by the
   detectors of repeated lines and counted copies;
-- the answer is not output the request asks to paste, a plan whose items recur, or parts the
-  request counts ("ten example sentences").
+- the answer is not output the request asks to paste, a plan whose items recur, parts the
+  request counts ("ten example sentences"), or a song, a poem, a prayer or a speech, whose
+  lines open alike by their form (``verse-forms``).
 
 A request that quotes the opening ("start each sentence with 'I feel like I am'") excuses it
 (:meth:`~plateau.stream.context.RequestContext.excuses`).
@@ -77,7 +78,8 @@ class AnaphoraDetector:
     ----------
     quoted : bool
         The answer is quoted program output (the request asks for it pasted), a plan whose
-        items recur, or parts the request counts (``RequestContext.items``): no fire.
+        items recur, parts the request counts (``RequestContext.items``), or a verse or
+        oratory form (``RequestContext.verse``): no fire.
     """
 
     def __init__(self, config: StreamGuardConfig) -> None:

@@ -93,6 +93,8 @@ _PASTE = lexicon.pattern("output-requests", prefix=r"\b(", suffix=")", flags=re.
 _RECURRING = lexicon.pattern("recurring-plans", prefix=WORD_START + "(?:", suffix=")", flags=re.IGNORECASE)
 _EXCHANGE = lexicon.pattern("presented-exchange", prefix=WORD_START + "(?:", suffix=")" + WORD_END, flags=re.IGNORECASE)
 _PIECES = frozenset(w.lower() for w in lexicon.load("repetition-pieces"))
+#: Words by which a request asks for a song, a poem, a prayer, a speech (list ``verse-forms``).
+_VERSE = lexicon.pattern("verse-forms", prefix=WORD_START + "(?:", suffix=")", flags=re.IGNORECASE)
 # A straight single quote opens a quotation only where no letter precedes it and closes it only
 # where no letter of an alphabet follows: between two letters it is an apostrophe ("can't",
 # "l'heure", "O'Brien"), which a quotation may also hold ("'don't stop'"). Scripts without the
@@ -190,6 +192,10 @@ class RequestContext:
         Whether the request asks for a plan whose items recur by design -- a schedule, a rota,
         a rotation, an alternation, a routine (list ``recurring-plans``): an ordered list whose
         items come back in order is then the plan, and does not fire as a list cycle.
+    verse : bool
+        Whether the request asks for a song, a poem, a chant, a prayer, a litany, a speech, a
+        pledge (list ``verse-forms``): lines or sentences that open alike are the piece's
+        device (anaphora), and ``stream.anaphora`` does not fire.
     named : tuple of str
         The units the request quotes (in quotation marks, or the rest of a line after a
         colon), normalised like ``units``, whether or not it asks for
@@ -214,6 +220,7 @@ class RequestContext:
     exchange: bool = False
     recurring: bool = False
     items: tuple[tuple[str, int], ...] = ()
+    verse: bool = False
 
     @classmethod
     def parse(cls, text: str | None) -> RequestContext:
@@ -285,6 +292,7 @@ class RequestContext:
             exchange=bool(_EXCHANGE.search(text)),
             recurring=bool(_RECURRING.search(text)),
             items=tuple(dict.fromkeys((m.group(2).lower(), _count_value(m.group(1))) for m in _ITEMS.finditer(asked))),
+            verse=bool(_VERSE.search(text)),
         )
 
     def _counts_items(self, unit: str, copies: int, config: StreamGuardConfig) -> bool:

@@ -216,9 +216,10 @@ class StreamGuard:
     def _quote_output(self) -> None:
         """A request for a program's output pasted makes every line of the answer quoted output."""
         self._period.quoted = self._lines.quoted = self._drift.quoted = self._counted.quoted = self.context.pastes_output
-        # Output pasted, a plan whose items recur, or parts the request counts ("ten example
-        # sentences", "a two-week plan"): sentences written from one frame are what was asked.
-        self._anaphora.quoted = self.context.pastes_output or self.context.recurring or bool(self.context.items)
+        # Output pasted, a plan whose items recur, parts the request counts ("ten example
+        # sentences", "a two-week plan"), or a song, a poem, a speech (whose lines open alike by
+        # their form): sentences written from one frame are what was asked.
+        self._anaphora.quoted = self.context.pastes_output or self.context.recurring or bool(self.context.items) or self.context.verse
         self._dialogue.requested = self.context.exchange
         self._lines.recurring = self._drift.recurring = self._counted.recurring = self.context.recurring
 

@@ -537,10 +537,13 @@ class StreamGuard:
         return fire
 
     def _judge_recheck(self, block: Block) -> Fire | None:
-        """Fire on a passage quoted again and again (textual) when the commentary restates itself (semantic)."""
+        """Fire on a passage quoted again and again (textual) when the commentary restates itself
+        (semantic) -- never in a plan whose items recur by design (a checklist with the same
+        lines under every day: ``RequestContext.recurring``), whose blocks restate one another
+        as meaning alone does there (:meth:`_judge_semantic`)."""
         rc = self._recheck
         sem = self._semantic
-        if rc is None or sem is None or rc.candidate is None:
+        if rc is None or sem is None or rc.candidate is None or self.context.recurring:
             return None
         sem.flush()
         near, total = sem.near_since(rc.third)

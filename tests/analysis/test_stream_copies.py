@@ -778,6 +778,18 @@ def test_templated_recheck_loop_fires_young_with_semantic_corroboration(real_cac
     assert first_fire(results) == block_chunk(seeded(text, 81), 1343) and starts[4] < 1343 < starts[5]  # in the 5th re-check
 
 
+def test_a_recurring_plan_is_no_recheck(real_cached: object) -> None:
+    """The same re-check text, answering a request for a plan whose items recur by design (a
+    checklist with the same lines under every day): its passages come back as the plan's blocks
+    do, and ``stream.recheck`` stays quiet; unasked, it fires."""
+    text, _ = _recheck_loop(1)
+    chunks = seeded(text, 81)
+    ask = "Make me a day-by-day checklist with the same items under each day."
+    assert first_fire(feed(chunks, "reasoning", embedder=real_cached, semantic_background=False)) is not None
+    results = feed(chunks, "reasoning", embedder=real_cached, semantic_background=False, context=ask)
+    assert all(r.reason != "stream.recheck" for r in results)
+
+
 def test_a_counting_song_with_its_refrain_is_no_semantic_loop(real_cached: object) -> None:
     """Verses that differ from the one before only by words the song has not used yet (the
     count, the rhyme) are an enumeration's items, not restatements: with the real model the song

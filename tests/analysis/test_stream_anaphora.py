@@ -118,7 +118,9 @@ def test_a_requested_sentence_frame_is_excused() -> None:
     assert not first_fire(seeded(text, 8), context="Write six sentences about how you feel at night.").fired  # parts it counts
 
 
-@pytest.mark.parametrize("ask", ["Write a song about the harbour at night.", "Give a short speech for the harbour's reopening.", "Écris un poème sur le port."])
+@pytest.mark.parametrize(
+    "ask", ["Write a song about the harbour at night.", "Give a short speech for the harbour's reopening.", "Écris un poème sur le port."]
+)
 def test_a_song_a_poem_or_a_speech_opens_its_lines_alike_by_its_form(ask: str) -> None:
     """Lines that open with the same phrase are a song's, a poem's or a speech's device
     (``verse-forms``): quiet when the request asks for one; the same text unasked fires."""

@@ -255,15 +255,16 @@ class CountedDetector:
         if fire is None:
             due = self._next(b.end, b.end + self.config.block)
             if due is not None:
-                b.arm(Armed(at=due, source=self, key=("counted",), data=b.end))
+                b.arm(Armed(at=due, source=self, key=("counted",), data=(b.end,)))
         return fire
 
     def confirm(self, armed: Armed, s: str, s0: int) -> Fire | Armed | None:
         """The fire when the text after the last block (``s`` up to the last chunk, absolute
-        start ``s0``; read from ``armed.data``) completes the counted copies; re-armed for the
+        start ``s0``; read from ``armed.data[0]``) completes the counted copies; re-armed for the
         next character while a count is alive; None once it is not. The detector's own state is
         not changed (a copy reads the text)."""
-        i = armed.data - s0
+        read_to = armed.data[0]
+        i = read_to - s0
         if i < 0 or i > len(s):
             return None
         twin = self._twin()
@@ -271,7 +272,7 @@ class CountedDetector:
         fire = twin._read(piece, None, s0 + len(s), lambda: (s, s0))
         if fire is not None:
             return fire
-        due = twin._next(s0 + len(s), armed.data + self.config.block)
+        due = twin._next(s0 + len(s), read_to + self.config.block)
         return None if due is None else Armed(at=due, source=self, key=armed.key, data=armed.data)
 
     def _next(self, now: int, horizon: int) -> int | None:

@@ -267,7 +267,12 @@ class PeriodDetector:
                 begin = min(begin, prev)
             carry[p] = begin
         if p < cfg.copy_unit:
-            begin = self._drifted(s, begin - b.s0, unit) + b.s0
+            i = self._drifted(s, begin - b.s0, unit)
+            # copies right before the run that differ by case alone are copies ("Oh, oh, oh"):
+            # the run goes on back, one character at a time, while the case-folded text repeats
+            while i > 0 and s[i - 1].lower() == s[i - 1 + p].lower():
+                i -= 1
+            begin = i + b.s0
         shown = visible(unit)  # a terminal's colour codes are not text
         words = count_words(shown)
         # A run of line breaks (blank lines) is a run of one token too: layout never stacks

@@ -1003,3 +1003,14 @@ def test_one_role_opened_again_while_its_turn_is_open_fires_on_the_third_marker(
         assert res.fired and res.reason == "stream.self_dialogue"
         assert res.loop_start == marks[0] and res.fired_at_chunk == chunk_of(chunks, third), (res, chunk_of(chunks, third))
     assert not first_fire(seeded(text[: marks[2]], 70)).fired
+
+
+def test_a_token_run_counts_its_first_copy_whatever_its_case() -> None:
+    """'Oh, oh, oh, ...': the capital of the first copy is no new token; the run is counted from
+    it and fires on the chunk holding its 96th character, one copy sooner than from the second."""
+    text = "Oh, " + "oh, " * 40
+    for seed in (1, 2, 3):
+        chunks = seeded(text, 90 + seed)
+        res = first_fire(chunks)
+        assert res.fired and res.reason == "stream.period" and res.loop_start == 0
+        assert res.fired_at_chunk == chunk_of(chunks, CFG.digit_run_floor - 1), (seed, res)

@@ -30,7 +30,8 @@ which a reader recognises the copy (a stream cut by its token limit inside that 
 unit with a word (a syllable, a word, a one-word line) once it covers
 ``span_floor`` (96) characters, ``glued_span_floor`` (64) when its copies abut with nothing
 between them (``HeyHeyHey``, ``<unk><unk>``) -- counted from the first copy of an earlier run it goes on
-from when its unit drifts (a unit held in the new one, or holding it: ``_name_name/test_name``);
+from when its unit drifts (a unit held in the new one, or holding it: ``_name_name/test_name``),
+and from copies before it that differ by case alone (``Oh, oh, oh``);
 a run of one token with nothing between its copies (a digit,
 a letter, ``!``, an emoji), or with a separator of spaces and at most one comma or semicolon
 on one line (``0, 0, 0``, ``b b b``), once it covers ``digit_run_floor`` (96) characters, as

@@ -166,15 +166,16 @@ def test_two_char_token_fires_at_the_glued_span_floor() -> None:
 
 
 def test_single_word_loop_on_reasoning_channel() -> None:
-    """'the the the ...' on the reasoning channel fires after 96 chars, unit aligned on the word."""
+    """'The the the ...' on the reasoning channel fires after 96 chars, unit aligned on the word;
+    the sentence's capitalised first 'The ' is the run's first copy (case alone differs)."""
     rng = random.Random(2)
     prefix = "Let me figure out why the retry counter resets. The "
     text = prefix + "the " * 300
     chunks = chunked(text, rng, 2, 7)
     res = run(chunks, "reasoning")
-    start = len(prefix)
+    start = len(prefix) - len("The ")
     assert res.fired and res.reason == "stream.period"
-    assert (res.unit, res.period, res.loop_start) == ("the ", 4, start)
+    assert (res.unit, res.period, res.loop_start) == ("The ", 4, start)
     assert res.fired_at_chunk == chunk_of(chunks, expected_period_fire(text, start, 4, 1))
 
 

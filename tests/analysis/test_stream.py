@@ -1034,7 +1034,10 @@ def _brute_period_fire(text: str, cfg: StreamGuardConfig) -> int | None:
                         if first[nl + 1 :].strip() and first[:nl].rstrip():
                             need -= p - len(first[:nl].rstrip())
                     need = min(need, line)
-                if runs[p] + p >= need:
+                ext = 0  # a short unit's run goes on back while the case-folded text repeats ("Oh, oh")
+                while p < cfg.copy_unit and start - ext > 0 and text[start - ext - 1].lower() == text[start - ext - 1 + p].lower():
+                    ext += 1
+                if runs[p] + ext + p >= need:
                     return x
     return None
 
@@ -1059,6 +1062,8 @@ def _loop_text(draw: st.DrawFn) -> str:
 # A loop after a blank line whose copies fold to one another: the line break before the loop
 # is layout, not an earlier copy.
 @example(text=("The missing tenant tracks the schema payload.\n\n" + "= ,  xnynyx --no a\n, !" * 60)[:1408], seed=0)
+# A run whose first copy differs by case alone ("The ! = the ! = ..."): that copy counts.
+@example(text=("The ! = " + "the ! = " * 175)[:1408], seed=0)
 def test_period_detector_agrees_with_a_brute_force_rescan(text: str, seed: int) -> None:
     """The period detector fires in the block in which a brute-force rescan of every period at
     every position first finds a repetition long enough (text over a natural alphabet whose

@@ -609,6 +609,27 @@ def _feed_at(text: str, cuts: list[int]) -> tuple[GuardResult, int | None]:
     return guard.result, None
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known fault of stream.counted: a piece read at once judges only after its last counter, so a number "
+    "that stays put in the copy (255) read with the next copy's counter delays the fire to the next block",
+)
+def test_counted_copies_with_a_number_that_stays_put_fire_alike_in_any_chunking() -> None:
+    """Copies 'Step N: ... 255.' of about 100 characters: fed a character at a time, the fourth
+    fires when its text after the counter is recognised; fed 44 characters at a time, the piece
+    that completes it also holds the next number (``255``), and the fire waits for the next
+    block. Found by a 400-example run of the chunking property (CI runs 60); the round's starting
+    code has it too."""
+    copy = "Step {}: The nested parser rewrites one method late 255.\n\nThe public cache sends every session again t\n"
+    text = "The valid ledger tracks the cluster early but the broken object stores every service rarely object. " + (
+        "The fast branch cache" + "".join(copy.format(i) for i in range(4))
+    )
+    one, one_end = _feed_at(text, list(range(1, len(text) + 1)))
+    many, many_end = _feed_at(text, [*range(44, len(text), 44), len(text)])
+    assert one.fired and many.fired and one_end is not None and many_end is not None
+    assert abs(one_end - many_end) <= 44
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_chunking_does_not_change_the_verdict(data: st.DataObject) -> None:

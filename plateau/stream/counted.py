@@ -324,12 +324,33 @@ class CountedDetector:
             return self._judge(end, tail) if self._live else None
         pos = 0
         for a, z in found:
+            if self._live:
+                # The text after the last counter is judged as it arrives, up to this counter, as
+                # a piece read a character at a time is: the fire does not depend on the chunking.
+                fire = self._judge_until(body, base, pos, a, tail)
+                if fire is not None:
+                    return fire
             self._count(base + a, body[a:z].lower(), self._since + body[pos:a])
             self._since = ""
             pos = z
         since = body[pos:]
         self._since = since if len(since) <= _MAX_GAP else since[-_MAX_GAP - 1 :]
         return self._judge(end, tail) if self._live else None
+
+    def _judge_until(self, body: str, base: int, pos: int, limit: int, tail: Callable[[], tuple[str, int]]) -> Fire | None:
+        """The fire at the earliest offset of ``body[pos:limit]`` -- the text after the last
+        counter (held in ``_since`` when that counter came in an earlier piece, ``pos`` 0),
+        from where that counter's token ends -- judged as :meth:`_judge` judges the text after
+        the last counter; ``base`` is ``body[0]``'s absolute offset."""
+        lo = pos
+        if pos:  # a counter of this piece: registered once its token ends (the whitespace after it)
+            ws = [body.find(c, pos, limit) for c in " \n\t"]
+            lo = min((w for w in ws if w >= 0), default=limit)
+        for p in range(lo + 1, limit + 1):
+            fire = self._judge(base + p, tail, _fold(self._since + body[pos:p]))
+            if fire is not None:
+                return fire
+        return None
 
     def _count(self, at: int, value: str, gap: str) -> None:
         """Register the counter ``value`` at offset ``at``, after ``gap``."""
@@ -388,8 +409,9 @@ class CountedDetector:
                 need = max(need, cfg.max_copies)
             yield m, copies, last, need
 
-    def _judge(self, end: int, tail: Callable[[], tuple[str, int]]) -> Fire | None:
-        """Fire when the counted copies ending at the last counter (and the text after it) suffice."""
+    def _judge(self, end: int, tail: Callable[[], tuple[str, int]], seen: str | None = None) -> Fire | None:
+        """Fire when the counted copies ending at the last counter (and the text after it --
+        ``seen``, folded, or the text held since it) suffice."""
         cfg = self.config
         if end < cfg.min_chars:
             return None
@@ -398,7 +420,8 @@ class CountedDetector:
                 continue
             if copies < need:  # the next copy, recognised once its text after the counter is
                 head = _head(last[1][2], cfg.copy_unit)
-                seen = _fold(self._since + self._pend)
+                if seen is None:
+                    seen = _fold(self._since + self._pend)
                 if len(seen) < len(head) or not seen.startswith(head):
                     continue
             s, s0 = tail()

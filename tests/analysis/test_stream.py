@@ -609,17 +609,13 @@ def _feed_at(text: str, cuts: list[int]) -> tuple[GuardResult, int | None]:
     return guard.result, None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known fault of stream.counted: a piece read at once judges only after its last counter, so a number "
-    "that stays put in the copy (255) read with the next copy's counter delays the fire to the next block",
-)
 def test_counted_copies_with_a_number_that_stays_put_fire_alike_in_any_chunking() -> None:
     """Copies 'Step N: ... 255.' of about 100 characters: fed a character at a time, the fourth
     fires when its text after the counter is recognised; fed 44 characters at a time, the piece
-    that completes it also holds the next number (``255``), and the fire waits for the next
-    block. Found by a 400-example run of the chunking property (CI runs 60); the round's starting
-    code has it too."""
+    that completes it also holds the next number (``255``), which used to be registered before
+    the text after the counter was judged, and the fire waited for the next block. The text
+    after each counter is now judged as it arrives, up to the next counter. Found by a
+    400-example run of the chunking property (CI runs 60); the round's starting code had it."""
     copy = "Step {}: The nested parser rewrites one method late 255.\n\nThe public cache sends every session again t\n"
     text = "The valid ledger tracks the cluster early but the broken object stores every service rarely object. " + (
         "The fast branch cache" + "".join(copy.format(i) for i in range(4))

@@ -76,15 +76,15 @@ class AnaphoraDetector:
 
     Attributes
     ----------
-    quoted : bool
-        The answer is quoted program output (the request asks for it pasted), a plan whose
-        items recur, parts the request counts (``RequestContext.items``), or a verse or
-        oratory form (``RequestContext.verse``): no fire.
+    asked : bool
+        The request asks for what the detector would flag -- program output pasted, a plan
+        whose items recur, parts it counts (``RequestContext.items``), or a verse or oratory
+        form (``RequestContext.verse``): no fire.
     """
 
     def __init__(self, config: StreamGuardConfig) -> None:
         self.config = config
-        self.quoted = False
+        self.asked = False
         self._region = config.anaphora_sentences * _SENTENCE
         self._watch = False  # an opening has unit_copies - 1 copies in the window
         self._keys: dict[int, tuple[str | None, int]] = {}  # sentence start -> (opening, its end), absolute
@@ -97,9 +97,9 @@ class AnaphoraDetector:
     def update(self, b: Block) -> Fire | None:
         """Judge the window of the last sentences when the block recycles a word n-gram (the
         novelty detector counted it: ``b.seen``) or an opening is on watch; arm while one is."""
-        if not (b.seen or self._watch) or self.quoted:
+        if not (b.seen or self._watch) or self.asked:
             return None
-        fire = self._judge(b.s, b.s0, b.end)
+        fire = self._judge(b.s, b.s0)
         if fire is None and self._watch:
             b.arm(Armed(at=b.end, source=self, key=("anaphora",), data=()))
         return fire
@@ -108,14 +108,14 @@ class AnaphoraDetector:
         """Judge the window again with the chunks since the last block (``s``, absolute start
         ``s0``): the fire on the chunk that completes the fourth opening, else re-armed for the
         next character while an opening is on watch."""
-        fire = self._judge(s, s0, s0 + len(s))
+        fire = self._judge(s, s0)
         if fire is not None:
             return fire
         return Armed(at=s0 + len(s), source=self, key=armed.key, data=()) if self._watch else None
 
-    def _judge(self, s: str, s0: int, end: int) -> Fire | None:
-        """The last ``anaphora_sentences`` sentences of ``s`` (absolute start ``s0``, up to
-        ``end``) with their openings; the fire when ``unit_copies`` share one."""
+    def _judge(self, s: str, s0: int) -> Fire | None:
+        """The last ``anaphora_sentences`` sentences of ``s`` (absolute start ``s0``) with their
+        openings; the fire when ``unit_copies`` share one."""
         cfg = self.config
         want = cfg.anaphora_sentences
         lo = max(0, len(s) - want * _SHORT_SENTENCE)  # most windows: sentences of about 100 characters

@@ -342,6 +342,8 @@ class CountedDetector:
         counter (held in ``_since`` when that counter came in an earlier piece, ``pos`` 0),
         from where that counter's token ends -- judged as :meth:`_judge` judges the text after
         the last counter; ``base`` is ``body[0]``'s absolute offset."""
+        if not any(copies >= need - 1 for _, copies, _, need in self._chains(self.config.min_copies - 1)):
+            return None  # no chain a copy's text could complete: nothing to judge position by position
         lo = pos
         if pos:  # a counter of this piece: registered once its token ends (the whitespace after it)
             ws = [body.find(c, pos, limit) for c in " \n\t"]

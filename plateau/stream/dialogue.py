@@ -506,7 +506,7 @@ class DialogueDetector:
             # not a turn it writes. (Turns closed and reopened are judged by their own cycle, above.)
             if special and not self._ends:
                 opened = [at for _, at, _, sp in turns if sp and at > 0]
-                if len(opened) >= cfg.dialogue_turns and len(opened) == self._special - (turns[0][1] == 0 and turns[0][3]):
+                if len(opened) >= cfg.dialogue_turns:
                     return self._fire(b, opened[0])
             return None
         if special:

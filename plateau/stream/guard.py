@@ -219,7 +219,7 @@ class StreamGuard:
         # Output pasted, a plan whose items recur, parts the request counts ("ten example
         # sentences", "a two-week plan"), or a song, a poem, a speech (whose lines open alike by
         # their form): sentences written from one frame are what was asked.
-        self._anaphora.quoted = self.context.pastes_output or self.context.recurring or bool(self.context.items) or self.context.verse
+        self._anaphora.asked = self.context.pastes_output or self.context.recurring or bool(self.context.items) or self.context.verse
         self._dialogue.requested = self.context.exchange
         self._lines.recurring = self._drift.recurring = self._counted.recurring = self.context.recurring
 
@@ -594,10 +594,14 @@ class StreamGuard:
                 line = text[i : j if j >= 0 else len(text)]
         if not ctx.excuses(fire, end, self.config, opening=None if ctx.requested else self._opening(), line=line):
             return False
+        self._remember(key, start)
+        return True
+
+    def _remember(self, key: tuple[str, str], start: int) -> None:
+        """Remember where an excused repetition began (at most ``_MAX_EXCUSED`` of them)."""
         if key not in self._excused_from and len(self._excused_from) >= _MAX_EXCUSED:
             self._excused_from.clear()
         self._excused_from[key] = start
-        return True
 
     def _pasted(self, fire: Fire, end: int) -> bool:
         """Whether ``fire`` is a program's output repeating whole lines, within
@@ -617,9 +621,7 @@ class StreamGuard:
         start = min(self._excused_from.get(key, fire.loop_start), fire.loop_start)
         if end - start >= self.config.pasted_run_floor:
             return False
-        if key not in self._excused_from and len(self._excused_from) >= _MAX_EXCUSED:
-            self._excused_from.clear()
-        self._excused_from[key] = start
+        self._remember(key, start)
         return True
 
     def _copies_since(self, unit: str, start: int, end: int, scattered: bool = False) -> int:

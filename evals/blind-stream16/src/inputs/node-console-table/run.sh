@@ -1,0 +1,3 @@
+#!/bin/sh
+# Node's console.table over ten room bookings
+cd "$(dirname "$0")" && node rooms.mjs

@@ -7,12 +7,11 @@ a few C-level passes (one slice, one ``lower``, one ``split``, one ``zip``) and 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = ["Block", "Partial", "Splitter", "Tail"]
 
 _MAX_WORD = 48  # characters of a pending word kept
-_new = object.__new__
 
 
 class Tail:
@@ -33,7 +32,7 @@ class Tail:
         that trimming costs O(1) amortised per character.
     """
 
-    NEAR = 512
+    NEAR: ClassVar[int] = 512
 
     __slots__ = ("_parts", "_plen", "_start", "_text", "end", "keep", "near", "slack")
 
@@ -218,20 +217,6 @@ class Splitter:
             grams = []
         gram_first = first - len(self._prev)
         self._prev = words[len(words) - n + 1 :] if n > 1 else []
-        # Block.__init__ inline (one call frame less per block)
-        b = _new(Block)
-        b._tail = tail
-        b._s = None
-        b.piece = piece
-        b.near = near = tail.near
-        b.end = end = tail.end
-        b.near0 = end - len(near)
-        b.nlo = len(near) - len(piece)
-        b.tokens = tokens
-        b.first = first
-        b.grams = grams
-        b.gram_first = gram_first
-        b.seen = 0
-        b.armed = None
+        b = Block(tail, piece, tokens, first, grams, gram_first)
         b.final = self._final
         return b

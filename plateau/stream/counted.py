@@ -288,8 +288,9 @@ class CountedDetector:
         return max(due, now) if due is not None and due < horizon else None
 
     def _twin(self) -> CountedDetector:
-        twin = CountedDetector.__new__(CountedDetector)
-        twin.config, twin.quoted, twin.recurring = self.config, self.quoted, self.recurring
+        twin = CountedDetector(self.config)
+        twin.quoted, twin.recurring = self.quoted, self.recurring
+        twin._read_to = self._read_to
         twin._pend, twin._since = self._pend, self._since
         twin._events = self._events.copy()
         twin._runs = dict(self._runs)

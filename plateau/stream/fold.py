@@ -186,11 +186,11 @@ class FoldDetector:
     def _check(self, b: Block, s: bytes, p: int) -> Fire | None:
         cfg = self.config
         x = len(s) - 1
-        run = match_back(s, x, p, 0, x + 1)  # type: ignore[arg-type]
+        run = match_back(s, x, p, 0, x + 1)
         unit = s[x - p + 1 :]
         d = (unit + unit).find(unit, 1)
         if d < p and p % d == 0:
-            run = match_back(s, x, d, run + p - d, x + 1)  # type: ignore[arg-type]
+            run = match_back(s, x, d, run + p - d, x + 1)
         else:
             d = p
         if d >= cfg.copy_unit or run < d:  # longer folded units: the raw, drift and novelty detectors; one copy is no repetition

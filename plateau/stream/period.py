@@ -237,7 +237,7 @@ class PeriodDetector:
                 fire = f
         return fire
 
-    def _check(self, b: Block, x: int, p: int, carry: dict[int, int] | None) -> Fire | None:
+    def _check(self, b: Block | _Probe, x: int, p: int, carry: dict[int, int] | None) -> Fire | None:
         """The fire of period ``p`` for the run ending at index ``x`` of ``b.s``, if it is due.
 
         A run whose fire is not yet due is armed on ``b`` (an
@@ -502,7 +502,7 @@ class PeriodDetector:
         if match_back(s, x, p, 0, x + 1) >= x - p + 1:  # the run reaches before the text: an older run, the blocks' own
             return None, []
         b = _Probe(s, s0)
-        fire = self._check(b, x, p, None)  # type: ignore[arg-type]
+        fire = self._check(b, x, p, None)
         return fire, b.armed
 
     def confirm(self, armed: Armed, s: str, s0: int) -> Fire | None:

@@ -50,7 +50,7 @@ _LETTER_WORD = re.compile(_WORD_BODY)
 _LAYOUT = re.compile(r"[-=_*#~.|+/:<>^`'\"\u00b7\u2010-\u2015\u2022\u2026\u2500-\u259f]+")
 
 
-def match_back(s: str, x: int, p: int, run: int, limit: int) -> int:
+def match_back(s: str | bytes, x: int, p: int, run: int, limit: int) -> int:
     """Extend a run at period ``p`` ending at index ``x`` backwards from ``run``, up to ``limit``.
 
     The run is the number of consecutive indices ``j <= x`` with ``s[j] == s[j - p]``; it
@@ -59,7 +59,7 @@ def match_back(s: str, x: int, p: int, run: int, limit: int) -> int:
     Parameters
     ----------
     s
-        The text.
+        The text (``str``, or ``bytes`` for the folded text of :mod:`~plateau.stream.fold`).
     x
         Index of the last character of the run (``p <= x < len(s)``).
     p

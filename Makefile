@@ -10,7 +10,11 @@ TORCH  := torch==2.13.0
 
 .PHONY: demo test install lint proto docs netns-demo dist
 
-$(STAMP): pyproject.toml Makefile
+# The stream guard's per-block modules are compiled in place (setup.py, mypyc): a change to them
+# rebuilds, or the compiled copies would shadow the edited sources.
+COMPILED_SOURCES := setup.py $(wildcard plateau/stream/*.py)
+
+$(STAMP): pyproject.toml Makefile $(COMPILED_SOURCES)
 	@echo "make: installing into $(VENV): $(TORCH) (CPU build), sentence-transformers, the embedding model and Plateau with its dev"
 	@echo "make: extras, about 1.9 GB; on a fresh machine this takes several minutes (most of it downloading), afterwards seconds."
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -36,12 +40,14 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy plateau
 
 ## The wheel and the sdist under dist/ (python -m build; a release workflow publishes them on a tag).
+## The wheel is pure Python (py3-none-any, for any agent machine); the sdist compiles the stream
+## guard's per-block modules where it is installed with a C compiler (setup.py).
 dist:
 	@echo "make dist: building the wheel and the sdist into dist/ (python -m build in $(BUILD_VENV), which holds only 'build')"
 	test -x $(BUILD_VENV)/bin/python || $(PYTHON) -m venv $(BUILD_VENV)
 	$(BUILD_VENV)/bin/python -m pip install --quiet "build>=1.2"
 	rm -rf dist
-	$(BUILD_VENV)/bin/python -m build --outdir dist .
+	PLATEAU_PURE_PYTHON=1 $(BUILD_VENV)/bin/python -m build --outdir dist .
 
 proto: $(STAMP)
 	$(PY) scripts/gen_proto.py

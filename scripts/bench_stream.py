@@ -16,7 +16,8 @@ characters (seeded; the size of real server-sent deltas):
 
 Each stream is fed, slice by slice, to a :class:`~plateau.stream.StreamGuard` and to the
 hermes-agent line-window guard ported in :class:`bench.baselines.LineWindow` (the simplest
-guard in use), timed separately in the same run. The script prints the ratio of their costs per
+guard in use), timed separately in the same run. The output says whether the guard's per-block
+modules run compiled (``plateau.stream.COMPILED``, ``setup.py``) and gives the load average. The script prints the ratio of their costs per
 chunk on ``prose+code`` -- the common path, text that does not loop -- at every length; the
 target is at most 2.0.
 
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -47,7 +49,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.baselines.line_window import LineWindow  # noqa: E402
-from plateau.stream import StreamGuard  # noqa: E402
+from plateau.stream import COMPILED, StreamGuard  # noqa: E402
 
 SIZES = (10_000, 100_000, 1_000_000)
 BUDGET = 1_000_000  # characters of work per (kind, size) cell
@@ -258,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
         "rows": rows,
         "ratio_largest_over_smallest": ratios,
         "incremental_ok": all(r <= 1.5 for r in ratios.values()),
+        "compiled": COMPILED,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "cpus": os.cpu_count(),
     }
     if args.json:
         print(json.dumps(result))
@@ -272,6 +277,10 @@ def main(argv: list[str] | None = None) -> int:
             f" {r['us_per_chunk']:>9.2f} {r['us_per_char']:>8.3f} {r['line_window_us_per_chunk']:>20.2f}"
             f" {r['ratio_vs_line_window']:>6.2f}"
         )
+    print(
+        f"stream guard: {'compiled (mypyc)' if COMPILED else 'pure Python'}; load average"
+        f" {' '.join(f'{x:.2f}' for x in result['load_average'])} (1, 5, 15 min) on {result['cpus']} CPUs"
+    )
     for kind, ratio in ratios.items():
         print(f"ratio {kind}: cost per chunk at {sizes[-1]:,} / {sizes[0]:,} chars = {ratio:.2f}")
     print("incremental (ratio <= 1.5):", "yes" if result["incremental_ok"] else "NO")

@@ -27,10 +27,11 @@ PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``python -m build --outdir DIR .``: the sdist, and the wheel built from it."""
+    """``PLATEAU_PURE_PYTHON=1 python -m build --outdir DIR .`` (``make dist``): the sdist, and the pure-Python wheel built from it."""
     out = tmp_path_factory.mktemp("dist")
+    env = {**os.environ, "PLATEAU_PURE_PYTHON": "1"}  # as make dist: the platform-independent wheel
     done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600)
+                          timeout=600, env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return out
 

@@ -80,6 +80,46 @@ def test_the_rule_is_stated_in_the_config_fields() -> None:
     assert ending_fire("go homes " * 5, wide) is not None
 
 
+@pytest.mark.parametrize(
+    ("text", "unit"),
+    [
+        # three copies of a sentence of 16 characters or more, and nothing else: the fourth never comes
+        ("The build is green again. The build is green again. The build is green again.", "The build is green again. "),
+        (" Need to implement it.\n\n Need to implement it.\n\n Need to implement it.\n", "Need to implement it.\n"),
+        # the last copy cut before its full stop (a token limit) is whole
+        ("音声が入ってきましたね、ありがとう。" * 2 + "音声が入ってきましたね、ありがとう", "音声が入ってきましたね、ありがとう。"),
+        # after a line of answer, as long as the copies are half of it
+        ("Sure.\nThe meaning of life is to be alive.\nThe meaning of life is to be alive.\nThe meaning of life is to be alive.\n",
+         "The meaning of life is to be alive.\n"),
+    ],
+)
+def test_a_response_that_ends_inside_the_third_copy_of_a_long_unit_fires_on_finish(text: str, unit: str) -> None:
+    """A unit of ``copy_unit`` characters or more fires mid-stream by its fourth copy; a response that
+    ends with three copies of it covering half its columns fires when it ends, on the last chunk."""
+    for seed in range(5):
+        final = fires_only_at_the_end(text, seed)
+        assert final.reason == "stream.ending" and final.unit == unit
+        assert final.loop_start is not None and final.cut_offset is not None
+        assert text[final.loop_start : final.cut_offset].strip() == unit.strip()
+
+
+def test_the_long_unit_rule_is_stated_in_the_config_fields() -> None:
+    """``unit_copies - 1`` copies at the end, ``end_fraction`` of the response; two copies never."""
+    three = "The build is green again. " * 3
+    fire = ending_fire(three, CFG)
+    assert fire is not None and fire.copies == 3
+    assert ending_fire("The build is green again. " * 2, CFG) is None
+    assert ending_fire(three, StreamGuardConfig(unit_copies=5)) is None
+    lead = "x" * 40 + " and some words before it. "  # 67 columns before 78 of copies: 0.54
+    assert ending_fire(lead + three, CFG) is not None
+    assert ending_fire(lead + three, StreamGuardConfig(end_fraction=0.6)) is None
+    # a request for the lines excuses them
+    text = "Keep calm and carry on.\n" * 3
+    assert fires_only_at_the_end(text).reason == "stream.ending"
+    _, final = run(seeded(text, 2), context="Write 'Keep calm and carry on.' three times, one per line.")
+    assert not final.fired
+
+
 def test_ab_runs_are_judged_like_any_word() -> None:
     assert ending_fire("ab " * 11, CFG) is not None
 
@@ -107,8 +147,12 @@ def test_earlier_copies_count_as_whole_tokens_and_the_cut_keeps_the_first() -> N
         "| a | b |\n" + "| 0 " * 12 + "|\n",
         # a laugh that is short
         "That's the joke. Ha ha ha ha!",
-        # copies of a long unit: the 4-copy rule for long units applies, not this one
-        "The build is green again. The build is green again. The build is green again.",
+        # two copies of a long unit and the start of a third that differs
+        "The build is green again. The build is green again. The build is red",
+        # three copies of a long unit that are not half of the answer
+        "We reran the suite after the fix to the retry queue and every job passed on the first try, "
+        "so the flaky test is gone for now.\nThe build is green again.\nThe build is green again.\n"
+        "The build is green again.",
     ],
 )
 def test_legitimate_endings_do_not_fire(text: str) -> None:

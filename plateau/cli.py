@@ -752,9 +752,12 @@ def _local_guard_backend(args: argparse.Namespace) -> Any:
     """The stream guard in process, with the embedding model for its semantic layer (as a
     server's guard has), judging each completed sentence before the next chunk's verdict."""
     from plateau.client import LocalBackend
-    from plateau.trace import default_embedder
+    from plateau.embed import CachedEmbedder
 
-    return LocalBackend(engine=None, embedder=default_embedder(args.model, backend=args.backend), semantic_background=False)
+    # loaded now, as replay and serve load it: a --model that is not a model fails before any
+    # stream (ModelUnavailable, exit 3), instead of a guard that quietly has no semantic layer
+    model = _load_model(args)
+    return LocalBackend(engine=None, embedder=CachedEmbedder(model, max_items=100_000), semantic_background=False)
 
 
 # -------------------------------------------------------------------------- main

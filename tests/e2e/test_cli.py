@@ -58,6 +58,17 @@ def test_guard_in_process_has_the_semantic_layer_as_a_server_does(capsys) -> Non
     assert window[0] <= fired[0]["chunk"] <= window[1]
 
 
+def test_guard_with_a_model_path_that_is_no_model_fails_before_any_stream(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """``plateau guard --model PATH`` loads the model before the first stream, as ``plateau replay``
+    does: a path that is not a model folder exits 3 naming it, and no stream is judged without
+    its semantic layer."""
+    case = ROOT / "evals" / "stream" / "E40-recheck-loop.json"
+    missing = tmp_path / "no-such-model"
+    assert main(["guard", "--model", str(missing), str(case), "--jsonl"]) == 3
+    out, err = capsys.readouterr()
+    assert out == "" and f"--model {missing}: not a folder" in err
+
+
 def test_guard_ends_with_a_summary_of_the_labels(capsys) -> None:  # type: ignore[no-untyped-def]
     """Without ``--jsonl``, ``plateau guard`` ends with one line: the streams, how many fired, and
     against their labels how many fires landed in their window and how many legitimate streams

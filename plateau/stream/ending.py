@@ -53,8 +53,8 @@ real agent runs in ``../shared/data/real-runs``: model responses, tool outputs, 
 no message fires the short-unit rule, at these settings or at 16 columns and a tenth of the message --
 real responses do not end in a loop of a short unit.
 The long-unit rule adds no fire there either: the 13,593 messages of its current corpus (7,452
-model responses) fire 114 times in all, as before the rule, none of them ``stream.ending``, and
-so do they streamed as quoted output (``--quote fence``: 13, ``--quote ask``: 3, as before).
+model responses) fire 114 times in all, as before the rule, none of them ``stream.ending``;
+streamed as quoted output they fire as before too (``--quote fence``: 13, ``--quote ask``: 3).
 
 The fire is attributed to the last chunk fed; ``loop_start`` is where the first copy begins in
 the raw text and ``cut_offset`` keeps that one copy.
@@ -73,7 +73,7 @@ __all__ = ["REASON", "ending_fire"]
 
 REASON = "stream.ending"
 _SPACE = re.compile(r"\s+")
-_TRIES = 4  # earlier occurrences of the anchor tried as periods (the nearest first), as stream.period
+_TRIES = 4  # earlier occurrences of the anchor tried as periods (the nearest first), as stream.period and stream.fold try
 
 
 def _collapse(text: str) -> tuple[str, list[int]]:
@@ -121,8 +121,8 @@ def ending_fire(text: str, config: StreamGuardConfig) -> Fire | None:
         The whole response, from its first character (str; any length: the caller passes it
         only when the guard still holds all of it).
     config
-        The guard's configuration: ``copy_unit``, ``unit_copies``, ``end_span_floor`` and
-        ``end_fraction`` are read.
+        The guard's configuration: ``copy_unit``, ``unit_copies``, ``end_span_floor``,
+        ``end_fraction`` and ``kgram`` are read.
 
     Returns
     -------

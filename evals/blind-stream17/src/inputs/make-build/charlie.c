@@ -1,0 +1,1 @@
+int charlie_value(void) { return 7; }

@@ -1,0 +1,1 @@
+int foxtrot_value(void) { return 7; }

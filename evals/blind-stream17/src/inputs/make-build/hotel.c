@@ -1,0 +1,1 @@
+int hotel_value(void) { return 5; }

@@ -1,0 +1,1 @@
+int india_value(void) { return 5; }

@@ -37,6 +37,7 @@ COMPILED = [
     "plateau/stream/period.py",
     "plateau/stream/recheck.py",
     "plateau/stream/stutter.py",
+    "plateau/stream/tandem.py",
     "plateau/stream/text.py",
 ]
 

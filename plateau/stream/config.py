@@ -223,6 +223,13 @@ class StreamGuardConfig:
         wait for 96 because a legitimate run can stop and the text go on; at the end nothing
         follows. No message of the 17,796 in ``scripts/stream_false_alarms.py`` ends in a run of
         a short unit covering 20 characters or more.
+    tandem_slip_rate
+        A run of a unit shorter than ``copy_unit`` with slips (``stream.tandem``,
+        :mod:`~plateau.stream.tandem`) may hold one mismatched character in every
+        ``tandem_slip_rate`` of its ``span_floor``-character window (int, 1..10^6; default 8:
+        12 of 96). The budget: on the 7,452 real model responses of
+        ``scripts/stream_false_alarms.py`` no window with a word comes below 25 mismatches at any
+        period under ``copy_unit``; 12 is half of it.
     end_fraction
         Least share of the response's columns that run must cover (float in (0, 1]; default
         0.5): the loop is most of what the response says. A song that ends on its refrain is
@@ -323,6 +330,7 @@ class StreamGuardConfig:
     stutter_blocks: int = 4
     digit_run_floor: int = 96
     end_span_floor: int = 32
+    tandem_slip_rate: int = 8
     end_fraction: float = 0.5
     dialogue_turns: int = 3
     dialogue_max_turns: int = 8
@@ -365,6 +373,7 @@ class StreamGuardConfig:
             "stutter_blocks": (2, 64),
             "digit_run_floor": (8, 1_000_000_000),
             "end_span_floor": (8, 1_000_000_000),
+            "tandem_slip_rate": (1, 1_000_000),
             "dialogue_turns": (2, 64),
             "dialogue_max_turns": (2, 1000),
             "recheck_quotes": (3, 64),

@@ -45,6 +45,7 @@ from plateau.stream.recheck import RecheckDetector
 from plateau.stream.result import CHANNELS, Armed, Fire, GuardResult
 from plateau.stream.semantic_loop import SemanticRecurrence
 from plateau.stream.stutter import StutterDetector
+from plateau.stream.tandem import TandemDetector
 
 __all__ = ["StreamGuard"]
 
@@ -175,8 +176,18 @@ class StreamGuard:
         self._dialogue = DialogueDetector(cfg)
         self._counted = CountedDetector(cfg)
         self._anaphora = AnaphoraDetector(cfg)
+        self._tandem = TandemDetector(cfg)
         self._detectors: tuple[Any, ...] = (
-            self._novelty, self._period, self._fold, self._dialogue, self._stutter, self._lines, self._drift, self._counted, self._anaphora
+            self._novelty,
+            self._period,
+            self._fold,
+            self._dialogue,
+            self._stutter,
+            self._lines,
+            self._drift,
+            self._counted,
+            self._anaphora,
+            self._tandem,
         )
         self._semantic: SemanticRecurrence | None = None
         self._recheck: RecheckDetector | None = None
@@ -215,7 +226,8 @@ class StreamGuard:
 
     def _quote_output(self) -> None:
         """A request for a program's output pasted makes every line of the answer quoted output."""
-        self._period.quoted = self._lines.quoted = self._drift.quoted = self._counted.quoted = self.context.pastes_output
+        pasted = self.context.pastes_output
+        self._period.quoted = self._lines.quoted = self._drift.quoted = self._counted.quoted = self._tandem.quoted = pasted
         # Output pasted, a plan whose items recur, parts the request counts ("ten example
         # sentences", "a two-week plan"), or a song, a poem, a speech (whose lines open alike by
         # their form): sentences written from one frame are what was asked.

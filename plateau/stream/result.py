@@ -30,7 +30,7 @@ class GuardResult:
         counters or spacing drift), ``"stream.counted"`` (copies that differ by one advancing counter),
         ``"stream.anaphora"`` (sentences that keep opening with the same phrase),
         ``"stream.stutter"`` (words doubled or tokens repeated in
-        place), ``"stream.line_dominance"``, ``"stream.low_novelty"``,
+        place), ``"stream.tandem"`` (a short unit repeated with slips), ``"stream.line_dominance"``, ``"stream.low_novelty"``,
         ``"stream.self_dialogue"`` (the response writes chat-template turns for both sides),
         ``"stream.recheck"`` (a passage quoted again and again while the commentary restates
         itself) or ``"stream.semantic_loop"`` (sentences recur in meaning, corroborated by recycled

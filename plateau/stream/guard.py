@@ -552,10 +552,14 @@ class StreamGuard:
         """Fire on a passage quoted again and again (textual) when the commentary restates itself
         (semantic) -- never in a plan whose items recur by design (a checklist with the same
         lines under every day: ``RequestContext.recurring``), whose blocks restate one another
-        as meaning alone does there (:meth:`_judge_semantic`)."""
+        as meaning alone does there (:meth:`_judge_semantic`), nor in program output the request
+        asks to paste (``RequestContext.pastes_output``): a compiler or a test runner quotes a
+        source line under each warning or failure and says the same of it, which is what it
+        was asked for, not a model re-judging its own passage (the textual detectors judge
+        those lines with their quoted-output budget)."""
         rc = self._recheck
         sem = self._semantic
-        if rc is None or sem is None or rc.candidate is None or self.context.recurring:
+        if rc is None or sem is None or rc.candidate is None or self.context.recurring or self.context.pastes_output:
             return None
         sem.flush()
         near, total = sem.near_since(rc.third)

@@ -790,6 +790,19 @@ def test_a_recurring_plan_is_no_recheck(real_cached: object) -> None:
     assert all(r.reason != "stream.recheck" for r in results)
 
 
+def test_program_output_the_request_asks_to_see_is_no_recheck(real_cached: object) -> None:
+    """A compiler or a test runner quotes a source line under each warning and says the same of
+    it: in output the request asks to be shown (``RequestContext.pastes_output``, list
+    ``output-requests``: "show me every warning"), passages that come back are what was asked,
+    and ``stream.recheck`` stays quiet; unasked, the same text fires."""
+    text, _ = _recheck_loop(1)
+    chunks = seeded(text, 81)
+    for ask in ("Compile it with all lint checks on and show me every warning.", "Run the tests and paste the output."):
+        results = feed(chunks, "reasoning", embedder=real_cached, semantic_background=False, context=ask)
+        assert all(r.reason != "stream.recheck" for r in results), ask
+    assert first_fire(feed(chunks, "reasoning", embedder=real_cached, semantic_background=False)) is not None
+
+
 def test_a_counting_song_with_its_refrain_is_no_semantic_loop(real_cached: object) -> None:
     """Verses that differ from the one before only by words the song has not used yet (the
     count, the rhyme) are an enumeration's items, not restatements: with the real model the song

@@ -8,8 +8,9 @@ text with one regular expression -- the template markers ``<|im_start|>ROLE``,
 ``<|start_header_id|>ROLE<|end_header_id|>``, ``<start_of_turn>ROLE``, ``<|ROLE|>``,
 ``[INST]`` / ``[/INST]``, ``### Instruction:`` / ``### Response:`` and a line holding only
 ``user`` or ``assistant``; and speaker labels ``Name:`` starting a line (one or
-two capitalised words, ``User:``, ``AI Assistant:``, ``Bob:``; a colon, a space and the turn's
-text), or inside a line when the name is a chat template's role (``template-role-names``:
+two capitalised words, ``User:``, ``AI Assistant:``, ``Bob:``, and a number when the speakers are
+numbered, ``User 4:`` / ``User 5:``, each number a speaker of its own whose name is read without
+it; a colon, a space and the turn's text), or inside a line when the name is a chat template's role (``template-role-names``:
 ``... Human: ... AI Assistant: ...`` with no line break, a template written without its
 newlines; an inline ``Q:`` / ``A:`` or ``Note:`` stays prose). Leading indentation is not
 content: a line's indentation (spaces, tabs) is folded before a label or marker is recognised,
@@ -109,10 +110,14 @@ _MARKER = re.compile(
     r"|(?:^|\n)[ \t]*(?P<f>User|Assistant|Human|AI|Bot|USER|ASSISTANT)[ \t]*:"
     r"|(?P<z><\|im_end\|>|<\|eot_id\|>|<end_of_turn>|<\|end\|>|</s>)",
 )
-#: A line-initial speaker label (one or two capitalised words, a colon, a space and the turn's text).
+#: A line-initial speaker label (one or two capitalised words, and a number when the speakers are
+#: numbered -- ``User 4:``, ``Person 2:`` --, a colon, a space and the turn's text).
 #: Leading indentation is not content: a label indented by spaces or tabs is a label (as the
 #: template markers above are), the indentation folded as whitespace is in copy comparison.
-_LABEL = re.compile(r"\n[ \t]*([A-Z][A-Za-z]{0,15}(?:[ ][A-Z][A-Za-z]{0,15})?)[ \t]*:[ \t]+(?=\S)")
+_LABEL = re.compile(r"\n[ \t]*([A-Z][A-Za-z]{0,15}(?:[ ][A-Z][A-Za-z]{0,15})?(?:[ ]?\d{1,3})?)[ \t]*:[ \t]+(?=\S)")
+#: A speaker's number after its name (``User 4``, ``Person 2``, ``Speaker1``): the name it numbers
+#: is what the role and record lists read.
+_SPEAKER_NUMBER = re.compile(r"[ ]?\d+$")
 #: A speaker label inside a line: a chat template's role name (``template-role-names``, written
 #: capitalised or in capitals) after text and a space, a colon, a space and the turn's text. With
 #: no line start to mark it, only a template's role names are labels here: an inline ``Q:`` /
@@ -407,7 +412,7 @@ class DialogueDetector:
                 return None
         elif len(sp) != 2 * cfg.dialogue_turns:
             return None
-        names = {sp[0][0], sp[1][0]}
+        names = {_SPEAKER_NUMBER.sub("", sp[0][0]), _SPEAKER_NUMBER.sub("", sp[1][0])}
         if names & _RECORD_LABELS or not (names <= _ROLE_NAMES or any(q for _, _, _, q in sp)):
             return None
         first = sp[0][1]

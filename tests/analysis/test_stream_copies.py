@@ -580,6 +580,21 @@ def test_speaker_labels_fire_in_the_third_pair() -> None:
         assert first_fire(feed(seeded(two + ANSWER * 2, 120 + seed))) is None
 
 
+def test_numbered_speakers_are_speakers() -> None:
+    """'User 4:' / 'User 5:' (forum users, numbered chat roles) and 'Person 1:' / 'Person 2:' (a
+    turn asks a question) alternating: each number is a speaker, read by the name it numbers
+    ('User' is a chat role); fire as for named speakers, in the third pair, never in two. Numbered
+    steps ('Step 1:', 'Step 2:', ...) never alternate between two speakers and stay quiet."""
+    for seed, (first, second) in enumerate([("User 4", "User 5"), ("Person 1", "Person 2"), ("Speaker1", "Speaker2")]):
+        text, starts = _labelled(first, second, 5)
+        res = assert_fires_at(seeded(text, 130 + seed), text.index("\n", starts[5]))
+        assert res.reason == "stream.self_dialogue" and res.loop_start == text.index(first + ":")
+        two, _ = _labelled(first, second, 2)
+        assert first_fire(feed(seeded(two + ANSWER * 2, 140 + seed))) is None
+    steps = ANSWER + "".join(f"\nStep {i}: {q}" for i, q in enumerate(_QUESTIONS[:6], 1)) + "\n"
+    assert first_fire(feed(seeded(steps, 150))) is None
+
+
 def _inline(first: str, second: str, pairs: int, lead: str = "Sure, happy to help.") -> tuple[str, list[int]]:
     """``lead``, then ``pairs`` turn pairs whose labels run inside one line; where each turn begins."""
     text, starts = lead, []

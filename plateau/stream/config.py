@@ -62,7 +62,10 @@ class StreamGuardConfig:
         Span, in columns, at which a short unit with a word whose copies abut with nothing
         between them fires (:func:`plateau.stream.text.is_glued`: ``HeyHeyHey``,
         ``<unk><unk>``, ``好的好的``; not a unit of hexadecimal digits alone) (int, 8..10^9,
-        at most ``span_floor``; default 64). No language writes a word glued to itself: the
+        at most ``span_floor``; default 64); also a run of one special token of a chat template
+        or a tokenizer with only whitespace between its copies (``</s>``, ``<|im_end|>``,
+        ``<end_of_turn>``: :func:`plateau.stream.text.is_special_token_run`), markup that no
+        text repeats either. No language writes a word glued to itself: the
         legitimate runs are a laugh, a fixture string in a test, a file mode. Measured on the
         17,796 real messages of ``scripts/stream_false_alarms.py`` (model responses, tool
         outputs with source files, test-runner and listing output): no model response holds
@@ -457,7 +460,8 @@ class StreamGuardConfig:
         if words <= 0:
             if token and period < self.copy_unit:
                 width = period if content is None else max(period, content)
-                return max(math.ceil(self.digit_run_floor * period / width), self.min_copies * period)
+                floor = self.glued_span_floor if glued else self.digit_run_floor
+                return max(math.ceil(floor * period / width), self.min_copies * period)
             return max(self.structural_span_floor, self.max_copies * period)
         length = period if content is None else max(1, content)
         if quoted_line:

@@ -29,7 +29,10 @@ several lines or sentences once the first line or sentence of its fourth copy is
 which a reader recognises the copy (a stream cut by its token limit inside that copy is caught); a shorter
 unit with a word (a syllable, a word, a one-word line) once it covers
 ``span_floor`` (96) characters, ``glued_span_floor`` (64) when its copies abut with nothing
-between them (``HeyHeyHey``, ``<unk><unk>``) -- counted from the first copy of an earlier run it goes on
+between them (``HeyHeyHey``, ``<unk><unk>``) or are a chat template's or a tokenizer's special
+token with only whitespace between them (``</s>``, ``<|im_end|>``, ``<end_of_turn>``, one per
+line: :func:`~plateau.stream.text.is_special_token_run`; the copy reported starts at its
+opening bracket) -- counted from the first copy of an earlier run it goes on
 from when its unit drifts (a unit held in the new one, or holding it: ``_name_name/test_name``),
 and from copies before it that differ by case alone (``Oh, oh, oh``);
 a run of one token with nothing between its copies (a digit,
@@ -76,6 +79,7 @@ from plateau.stream.text import (
     count_words,
     is_glued,
     is_leader_run,
+    is_special_token_run,
     is_token_run,
     match_back,
     primitive_period,
@@ -279,14 +283,16 @@ class PeriodDetector:
         # A run of line breaks (blank lines) is a run of one token too: layout never stacks
         # more than a few (see StreamGuardConfig.digit_run_floor).
         in_quote = self.quoted or (self._fences % 2 == 1 and not self._code_fence(s, b.s0))
+        special = is_special_token_run(unit)
         token = words == 0 and (
-            is_token_run(shown)
+            special
+            or is_token_run(shown)
             or self._glued(s, begin - b.s0 - 1, unit)
             or ("\n" in unit and unit.isspace())
             or (not in_quote and is_leader_run(shown) and self._after_text(s, begin - b.s0))  # a leader never fills more than a line
         )
         quoted = in_quote and unit.count("\n") == 1 and "```" not in unit
-        glued = words > 0 and p < cfg.copy_unit and is_glued(unit)
+        glued = p < cfg.copy_unit and (special or (words > 0 and is_glued(unit)))
         need = cfg.span_required(p, words, token=token, content=content_length(shown), quoted_line=quoted, glued=glued)
         if in_quote and words == 0 and is_leader_run(shown):  # a test runner's progress, one dot per test
             need = max(need, -(-cfg.progress_run_floor * p // max(1, len(shown))))  # counted in dots shown
@@ -517,7 +523,11 @@ class PeriodDetector:
     def _fire(s: str, s0: int, x: int, d: int, run: int, begin: int, reach: int, reason: str) -> Fire:
         first = x - run - d + 1  # index in s where the first copy starts (may be < 0: before the tail)
         rep = first if first >= 0 else first + d * (-first // d + 1)  # same phase, inside s
-        shift = boundary_shift(s, rep, d, x)
+        copy = s[rep : rep + d]
+        if is_special_token_run(copy):  # a special token's copy starts at its opening bracket
+            shift = min(k for k in (copy.find("<"), copy.find("["), d) if k >= 0) % d
+        else:
+            shift = boundary_shift(s, rep, d, x)
         loop_start = begin + shift
         return Fire(
             at=reach,

@@ -203,6 +203,31 @@ def is_token_run(unit: str) -> bool:
     return len(toks[0]) - len(core) <= 1 and _LAYOUT.fullmatch(core) is None
 
 
+#: One special token of a chat template or a tokenizer, as a model that leaks its template writes
+#: it: ChatML and its kin (``<|im_end|>``, ``<|eot_id|>``, ``<|endoftext|>``, ``<|fim_suffix|>``),
+#: SentencePiece and BERT-style markers (``<s>``, ``</s>``, ``<unk>``, ``<pad>``, ``<mask>``,
+#: ``[CLS]``, ``[SEP]``, ``[PAD]``, ``[UNK]``, ``[MASK]``) and Gemma's turn markers
+#: (``<start_of_turn>``, ``<end_of_turn>``, ``<eos>``, ``<bos>``).
+_SPECIAL_TOKEN = (
+    r"(?:<\|[A-Za-z_][\w.-]{0,30}\|>|</?s>|<(?:unk|pad|mask|eos|bos|start_of_turn|end_of_turn)>"
+    r"|\[(?:CLS|SEP|PAD|UNK|MASK)\])"
+)
+_SPECIAL_RUN = re.compile(rf"(?:{_SPECIAL_TOKEN}\s*)+")
+
+
+def is_special_token_run(unit: str) -> bool:
+    """Whether a periodic ``unit`` is special tokens of a chat template or a tokenizer, with only
+    whitespace between them (``</s>\n``, ``<end_of_turn>\n``, ``<|im_end|>``): markup a model
+    writes when it leaks its template, which no text repeats -- a run of it is judged as a glued
+    word's is (:attr:`StreamGuardConfig.glued_span_floor`). Read as a cycle, whatever its phase."""
+    core = unit.strip()
+    if not core or "<" not in core and "[" not in core:
+        return False
+    j = unit.find("<") if "<" in unit else unit.find("[")
+    r = unit[j:] + unit[:j]
+    return _SPECIAL_RUN.fullmatch(r) is not None
+
+
 #: What separates the copies of a unit that holds it: whitespace aside, a list's separators
 #: (``,``, ``;``, ``|``), a path's (``/``, ``\\``) and the fullwidth and CJK comma, semicolon
 #: and stops (``，``, ``；``, ``、``, ``。``).

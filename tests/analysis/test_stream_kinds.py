@@ -15,6 +15,7 @@ import pytest
 
 from plateau.channels import ChannelGuards
 from plateau.stream import GuardResult, RequestContext, StreamGuard, StreamGuardConfig
+from plateau.stream.text import is_special_token_run
 from tests.support.streams import block_chunk, chunk_of, first_fire, fourth_copy_line, seeded
 
 CFG = StreamGuardConfig()
@@ -149,6 +150,36 @@ def test_a_layout_character_glued_to_a_word_is_a_token_run() -> None:
     assert not first_fire(seeded(head + "#" * (CFG.digit_run_floor - 1), 5)).fired
     for layout in (ANSWER + "#" * 150 + "\nDone.\n", ANSWER + "## " + "#" * 150 + "\n", ANSWER + "Title\n" + "=" * 150 + "\n"):
         assert not first_fire(seeded(layout, 5)).fired
+
+
+@pytest.mark.parametrize("token", ["</s>\n", "<|im_end|>", "<end_of_turn>\n", "[SEP] "])
+def test_a_run_of_one_special_token_fires_as_a_glued_run(token: str) -> None:
+    """A chat template's or a tokenizer's special token written again and again after the answer
+    (``</s>``, ``<|im_end|>``, ``<end_of_turn>``, ``[SEP]``, whitespace between the copies) is
+    markup no text repeats: it fires once the run covers ``glued_span_floor`` (64) characters from
+    its first copy, as a glued word does, not at the 96 (or 256, layout) of other short units;
+    63 characters stay quiet. The copy reported starts at the token's opening bracket. An HTML closing tag repeated is no special token."""
+    head = ANSWER + "The answer is 3."
+    n = -(-(CFG.glued_span_floor + B) // len(token)) + 1  # past the block that holds the 64th character
+    text = head + token * n
+    for seed in (1, 2):
+        chunks = seeded(text, seed)
+        res = first_fire(chunks)
+        assert res.fired and res.loop_start == len(head) and res.unit is not None and res.unit.lstrip()[0] in "<[", res
+        # on the chunk that brings the 64th character, or, when the run's period is first seen at
+        # a block end after it, on the chunk that completes that block
+        due = len(head) + CFG.glued_span_floor - 1
+        assert chunk_of(chunks, due) <= res.fired_at_chunk <= block_chunk(chunks, due), res
+    short = head + (token * n)[: CFG.glued_span_floor - 1]
+    assert not first_fire(seeded(short, 3)).fired
+    assert not first_fire(seeded(ANSWER + "</div>\n" * 12, 3)).fired
+
+
+def test_special_token_units_are_read_as_a_cycle() -> None:
+    for unit in ("</s>\n", "s>\n</", "<|eot_id|>", "|><|eot_id", "<start_of_turn>", "[CLS] "):
+        assert is_special_token_run(unit), unit
+    for unit in ("</div>\n", "<b>", "hello", "<|im_end|> ok", "[note] "):
+        assert not is_special_token_run(unit), unit
 
 
 @pytest.mark.parametrize("leader", [".", ". ", "\u2026", "\u00b7"])
@@ -405,7 +436,8 @@ def test_a_hex_dump_of_a_repeated_pattern_is_data_not_a_glued_word() -> None:
 def test_a_word_glued_to_itself_fires_at_the_glued_floor(unit: str, seed: int) -> None:
     """Copies that abut with nothing between them fire once they fill ``glued_span_floor`` (64)
     columns, at the stream's 64th character when the stream starts with them; the same word
-    spaced waits for ``span_floor`` (96)."""
+    spaced waits for ``span_floor`` (96) -- but a tokenizer's special token (``<unk>``) spaced
+    is still markup no text repeats, and fires at 64 too."""
     run = unit * (200 // len(unit))
     chunks = seeded(run, seed)
     res = first_fire(chunks)
@@ -418,7 +450,8 @@ def test_a_word_glued_to_itself_fires_at_the_glued_floor(unit: str, seed: int) -
     assert res.fired_at_chunk == chunk_of(after, len(ANSWER) + need - 1)
     spaced = seeded(ANSWER + (unit + " ") * (200 // len(unit)), seed)
     res = first_fire(spaced)
-    assert res.fired and res.fired_at_chunk == chunk_of(spaced, len(ANSWER) + CFG.span_floor - 1)
+    floor = CFG.glued_span_floor if is_special_token_run(unit + " ") else CFG.span_floor
+    assert res.fired and res.fired_at_chunk == chunk_of(spaced, len(ANSWER) + floor - 1)
 
 
 def test_a_glued_run_a_wide_word_counts_columns() -> None:

@@ -24,7 +24,10 @@ one period later). It fires when, at one period,
 - at least half of the copies equal the copy before them: a slip is the exception, while a slot
   that changes in every copy (``Option A Option B Option C``) is an enumeration;
 - the first and the last copy compared hold no mismatch: the run covers the whole window (text
-  before or after a run is no slip, and an exact run is judged by its own span);
+  before or after a run is no slip, and an exact run is judged by its own span). An inserted or
+  dropped character costs up to a period of mismatches, and a line break between two copies
+  one or two: a run whose copies keep gaining and losing characters (``zorazazorazorzara``), or
+  whose lines break every few copies, can exceed the budget and is left to the other rules;
 - no mismatch pairs two digits: a counter that moves between copies is an enumeration
   (``n=61 n=62``), the progress layer's reading of recurrence with progress;
 - and the unit has a word: a letter (any script) in the unit and letters in a quarter of the

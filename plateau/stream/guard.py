@@ -230,8 +230,10 @@ class StreamGuard:
         self._period.quoted = self._lines.quoted = self._drift.quoted = self._counted.quoted = self._tandem.quoted = pasted
         # Output pasted, a plan whose items recur, parts the request counts ("ten example
         # sentences", "a two-week plan"), or a song, a poem, a speech (whose lines open alike by
-        # their form): sentences written from one frame are what was asked.
-        self._anaphora.asked = self.context.pastes_output or self.context.recurring or bool(self.context.items) or self.context.verse
+        # their form): sentences written from one frame are what was asked -- by the anaphora
+        # detector's openings, and by stream.recheck's passage that comes back in every part.
+        framed = self.context.pastes_output or self.context.recurring or bool(self.context.items) or self.context.verse
+        self._framed = self._anaphora.asked = framed
         self._dialogue.requested = self.context.exchange
         self._lines.recurring = self._drift.recurring = self._counted.recurring = self.context.recurring
 
@@ -556,10 +558,14 @@ class StreamGuard:
         asks to paste (``RequestContext.pastes_output``): a compiler or a test runner quotes a
         source line under each warning or failure and says the same of it, which is what it
         was asked for, not a model re-judging its own passage (the textual detectors judge
-        those lines with their quoted-output budget)."""
+        those lines with their quoted-output budget); nor when the request counts the parts it
+        asks for (``RequestContext.items``: "notes for our five donors", "ten examples") or asks
+        for verse (``RequestContext.verse``: a song, a round): parts written from one frame
+        bring its passage back in each, as sentences opening alike are for
+        :mod:`~plateau.stream.anaphora` under the same requests."""
         rc = self._recheck
         sem = self._semantic
-        if rc is None or sem is None or rc.candidate is None or self.context.recurring or self.context.pastes_output:
+        if rc is None or sem is None or rc.candidate is None or self._framed:
             return None
         sem.flush()
         near, total = sem.near_since(rc.third)

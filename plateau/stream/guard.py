@@ -230,10 +230,11 @@ class StreamGuard:
         self._period.quoted = self._lines.quoted = self._drift.quoted = self._counted.quoted = self._tandem.quoted = pasted
         # Output pasted, a plan whose items recur, parts the request counts ("ten example
         # sentences", "a two-week plan"), or a song, a poem, a speech (whose lines open alike by
-        # their form): sentences written from one frame are what was asked -- by the anaphora
-        # detector's openings, and by stream.recheck's passage that comes back in every part.
-        framed = self.context.pastes_output or self.context.recurring or bool(self.context.items) or self.context.verse
-        self._framed = self._anaphora.asked = framed
+        # their form): sentences written from one frame are what was asked. Parts the request
+        # counts bring stream.recheck's passage back in every part too (a verse form's refrain,
+        # unasked, is still read by it: a song whose chorus was not asked for).
+        self._anaphora.asked = self.context.pastes_output or self.context.recurring or bool(self.context.items) or self.context.verse
+        self._framed = self.context.pastes_output or self.context.recurring or bool(self.context.items)
         self._dialogue.requested = self.context.exchange
         self._lines.recurring = self._drift.recurring = self._counted.recurring = self.context.recurring
 
@@ -559,10 +560,10 @@ class StreamGuard:
         source line under each warning or failure and says the same of it, which is what it
         was asked for, not a model re-judging its own passage (the textual detectors judge
         those lines with their quoted-output budget); nor when the request counts the parts it
-        asks for (``RequestContext.items``: "notes for our five donors", "ten examples") or asks
-        for verse (``RequestContext.verse``: a song, a round): parts written from one frame
-        bring its passage back in each, as sentences opening alike are for
-        :mod:`~plateau.stream.anaphora` under the same requests."""
+        asks for (``RequestContext.items``: "notes for our five donors", "ten examples"): parts
+        written from one frame bring its passage back in each, as sentences opening alike are
+        for :mod:`~plateau.stream.anaphora` under the same requests. A song's chorus the request
+        did not ask for is still read (``repetition-requests`` names the chorus when it is asked)."""
         rc = self._recheck
         sem = self._semantic
         if rc is None or sem is None or rc.candidate is None or self._framed:

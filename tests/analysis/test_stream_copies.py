@@ -810,15 +810,13 @@ def test_program_output_the_request_asks_to_see_is_no_recheck(real_cached: objec
     it: in output the request asks to be shown (``RequestContext.pastes_output``, list
     ``output-requests``: "show me every warning"), passages that come back are what was asked,
     and ``stream.recheck`` stays quiet; so it does when the request counts its parts ("notes for
-    our five donors") or asks for verse, parts written from one frame. Unasked, the same text
-    fires."""
+    our five donors"), parts written from one frame. Unasked, the same text fires."""
     text, _ = _recheck_loop(1)
     chunks = seeded(text, 81)
     for ask in (
         "Compile it with all lint checks on and show me every warning.",
         "Run the tests and paste the output.",
         "Write thank-you notes for our five donors in our usual wording.",  # parts the request counts
-        "Write a song with a chorus for the class.",  # verse
     ):
         results = feed(chunks, "reasoning", embedder=real_cached, semantic_background=False, context=ask)
         assert all(r.reason != "stream.recheck" for r in results), ask

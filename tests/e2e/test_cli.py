@@ -69,6 +69,16 @@ def test_guard_with_a_model_path_that_is_no_model_fails_before_any_stream(tmp_pa
     assert out == "" and f"--model {missing}: not a folder" in err
 
 
+def test_eval_with_a_model_path_that_is_no_model_fails_before_any_case(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """``plateau eval --model PATH`` on stream cases alone: a path that is not a model folder exits
+    3 naming it, as ``guard`` and ``replay`` do, instead of scoring the streams without the
+    semantic layer."""
+    missing = tmp_path / "no-such-model"
+    assert main(["eval", "--level", "stream", "--model", str(missing), str(ROOT / "evals" / "stream")]) == 3
+    out, err = capsys.readouterr()
+    assert f"--model {missing}: not a folder" in err
+
+
 def test_guard_ends_with_a_summary_of_the_labels(capsys) -> None:  # type: ignore[no-untyped-def]
     """Without ``--jsonl``, ``plateau guard`` ends with one line: the streams, how many fired, and
     against their labels how many fires landed in their window and how many legitimate streams

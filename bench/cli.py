@@ -18,18 +18,17 @@ __all__ = ["build_parser", "cmd_eval", "register"]
 
 
 def _embedder(args: argparse.Namespace) -> Any:
-    """The embedder the cases are scored with: an explicit ``--model`` is loaded now, so that a path
+    """The embedder the cases are scored with. An explicit ``--model`` is loaded now, so that a path
     that is not a model exits 3 naming it before any case (stream cases included, whose textual
-    detectors would otherwise be scored quietly without the semantic layer); the default model
-    loads on first use."""
+    detectors would otherwise be scored quietly without the semantic layer); the process shares
+    the loaded model with the embedder, which the default model builds on first use."""
     from bench.evalrun import default_embedder
 
     if args.model is not None:
         from plateau.cli import _load_model
-        from plateau.embed import CachedEmbedder
 
-        return CachedEmbedder(_load_model(args), max_items=100_000)
-    return default_embedder(None, backend=args.backend)
+        _load_model(args)
+    return default_embedder(args.model, backend=args.backend)
 
 
 def _config(args: argparse.Namespace) -> Any:

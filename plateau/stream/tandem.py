@@ -73,20 +73,18 @@ import re
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Armed, Fire
-from plateau.stream.text import wide_count
+from plateau.stream.text import HEX_DIGITS, boundary_shift, strip_controls, wide_count
 
 __all__ = ["TandemDetector", "tandem_period"]
 
 _WS = re.compile(r"\s+")
-_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
-_HEX = frozenset("0123456789abcdefABCDEF")
 _GRAM = 3  # the gate's n-gram length: a mismatch touches at most this many
 
 
 def _fold(raw: str) -> str:
     """``raw`` with terminal control sequences removed (they are not content) and every run of
     whitespace one space."""
-    return _WS.sub(" ", _CSI.sub("", raw) if "\x1b" in raw else raw)
+    return _WS.sub(" ", strip_controls(raw))
 
 
 def _window(raw: str, columns: int) -> str:
@@ -240,16 +238,18 @@ class TandemDetector:
             if p and _wordy(w, w[len(w) - p :]) and not (_one_letter_cells(w) and "\n" in raw[len(raw) - _raw_span(raw, len(w)) :]):
                 # The run's first copy: extended back from the window while its copies are exact,
                 # so that the unit is read in the phase the run began in (``加油``, not ``油加``).
+                # The copy reported is rotated to start at a word, as the exact detectors report theirs.
                 f = _fold(raw)
                 i = len(f) - len(w)
                 while i > 0 and f[i - 1] == f[i - 1 + p]:
                     i -= 1
+                i += boundary_shift(f, i, p, len(f) - 1)
                 start = raw0 + len(raw) - _raw_span(raw, len(f) - i)
                 return (
                     Fire(
                         at=end - 1,
                         reason="stream.tandem",
-                        unit=_rotate(f[i : i + p]),
+                        unit=f[i : i + p],
                         period=p,
                         loop_start=start,
                         cut_offset=start + p,
@@ -269,7 +269,7 @@ def _recurs(raw: str) -> bool:
     """
     tail = raw[len(raw) - 32 :]
     if "\x1b" in raw[len(raw) - 48 :]:
-        tail = _CSI.sub("", raw[len(raw) - 96 :])
+        tail = strip_controls(raw[len(raw) - 96 :])
     f = " ".join(tail.split())
     if tail[-1:].isspace():
         f += " "
@@ -286,7 +286,7 @@ def _wordy(w: str, unit: str) -> bool:
     word, as layout is."""
     if not any(ch.isalpha() for ch in unit):
         return False
-    if all(ch in _HEX for ch in unit if ch.isalnum()) and any(ch.isdigit() for ch in w):
+    if all(ch in HEX_DIGITS for ch in unit if ch.isalnum()) and any(ch.isdigit() for ch in w):
         return False  # hexadecimal digits among numbers: a dump's bytes (``ff ff`` after ``000000f0``)
     return 4 * sum(1 for ch in w if ch.isalpha()) >= len(w)
 
@@ -309,12 +309,3 @@ def _raw_span(raw: str, n: int) -> int:
                 i -= 1
         count += 1
     return len(raw) - i
-
-
-def _rotate(unit: str) -> str:
-    """The unit rotated to start at a word (after its space), as a reader would name it."""
-    k = unit.find(" ")
-    if 0 <= k < len(unit) - 1:
-        return unit[k + 1 :] + unit[: k + 1]
-    return unit
-

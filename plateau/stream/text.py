@@ -232,7 +232,8 @@ def is_special_token_run(unit: str) -> bool:
 #: (``,``, ``;``, ``|``), a path's (``/``, ``\\``) and the fullwidth and CJK comma, semicolon
 #: and stops (``，``, ``；``, ``、``, ``。``).
 _SEPARATORS = frozenset(",;|/\\\uff0c\uff1b\u3001\u3002")
-_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+#: Hexadecimal digits: a token of them alone is a number (a byte pattern), not a word.
+HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 _LETTER_RUN = re.compile(r"[^\W\d_]+")
 
 
@@ -250,7 +251,7 @@ def is_glued(unit: str) -> bool:
     runner's progress) are runs of one token, not glued words. The unit is read as a cycle
     (``!ny`` is ``ny!``). False for the empty unit.
     """
-    if not unit or set(unit) <= _HEX_DIGITS or any(ch.isspace() or ch in _SEPARATORS for ch in unit):
+    if not unit or set(unit) <= HEX_DIGITS or any(ch.isspace() or ch in _SEPARATORS for ch in unit):
         return False
     return any(len(set(run)) >= 2 for run in _LETTER_RUN.findall(unit + unit))  # read as a cycle, whatever its phase
 
@@ -258,6 +259,12 @@ def is_glued(unit: str) -> bool:
 #: An ECMA-48 control sequence (CSI): ESC ``[``, parameter bytes, intermediate bytes, a final
 #: byte -- the colours and cursor moves a terminal program writes around its text.
 _CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+def strip_controls(text: str) -> str:
+    """``text`` without its terminal control sequences (CSI: colours, cursor moves), which are
+    not content; unchanged (no regex run) when it holds no ESC."""
+    return _CSI.sub("", text) if "\x1b" in text else text
 
 
 def visible(unit: str) -> str:

@@ -1,0 +1,2 @@
+#!/bin/sh
+cd "$(dirname "$0")" && column -t -s "$(printf '\t')" timetable.tsv

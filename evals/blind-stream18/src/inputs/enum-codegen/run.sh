@@ -1,0 +1,2 @@
+#!/bin/sh
+cd "$(dirname "$0")" && python3 gen_enum.py statuses.csv

@@ -1,0 +1,2 @@
+#!/bin/sh
+cd "$(dirname "$0")" && python3 -m json.tool --indent 2 sensors.json

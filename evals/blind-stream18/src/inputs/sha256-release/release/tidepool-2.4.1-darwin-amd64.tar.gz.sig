@@ -1,0 +1,1 @@
+signature for darwin-amd64

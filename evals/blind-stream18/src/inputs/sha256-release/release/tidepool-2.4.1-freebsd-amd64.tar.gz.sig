@@ -1,0 +1,1 @@
+signature for freebsd-amd64

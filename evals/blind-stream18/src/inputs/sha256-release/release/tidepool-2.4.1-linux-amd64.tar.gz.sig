@@ -1,0 +1,1 @@
+signature for linux-amd64

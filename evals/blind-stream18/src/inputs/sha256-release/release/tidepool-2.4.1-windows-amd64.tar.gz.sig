@@ -1,0 +1,1 @@
+signature for windows-amd64

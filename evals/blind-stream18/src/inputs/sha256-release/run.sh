@@ -1,0 +1,2 @@
+#!/bin/sh
+cd "$(dirname "$0")" && sha256sum release/*

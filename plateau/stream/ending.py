@@ -67,7 +67,7 @@ from unicodedata import category
 
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Fire
-from plateau.stream.text import content_length, count_words, is_token_run, match_back
+from plateau.stream.text import anchor_periods, content_length, count_words, is_token_run, match_back
 
 __all__ = ["REASON", "ending_fire"]
 
@@ -194,19 +194,13 @@ def _long_fire(text: str, stripped: str, s: str, where: list[int], config: Strea
     need = config.unit_copies - 1
     if n <= (need - 1) * config.copy_unit or n <= k:
         return None
-    anchor = s[n - k :]
     best_p, best_span = 0, 0
-    pos = s.rfind(anchor, 0, n - config.copy_unit)
-    tries = 0
-    while pos >= 0 and tries < _TRIES:
-        p = n - k - pos
+    for p in anchor_periods(s, n - k, 0, n - config.copy_unit, _TRIES):
         if p * (need - 1) >= n:  # not even two copies and the start of a third
             break
         span = match_back(s, n - 1, p, 0, n) + p
         if span > best_span:
             best_p, best_span = p, span
-        tries += 1
-        pos = s.rfind(anchor, 0, pos + k - 1)
     p, span = best_p, best_span
     if p == 0:
         return None

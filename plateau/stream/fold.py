@@ -48,7 +48,7 @@ import re
 from plateau.stream.block import Block
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Armed, Fire
-from plateau.stream.text import cap_whitespace, count_words, match_back, wide_count
+from plateau.stream.text import anchor_periods, cap_whitespace, count_words, match_back, wide_count
 
 __all__ = ["PADDING", "FoldDetector", "fold"]
 
@@ -167,20 +167,11 @@ class FoldDetector:
         j = len(s) - k
         if j <= 0:
             return None
-        anchor = s[j:]
-        stop = j - cfg.copy_unit + 1
-        if stop < 0:
-            stop = 0
-        pos = s.rfind(anchor, stop, j + k - 1)
-        tries = 0
-        while pos >= 0:  # each earlier occurrence proposes a longer period (the common case: none)
-            fire = self._check(b, s, j - pos)
+        # each earlier occurrence of the anchor proposes a longer period (the common case: none)
+        for p in anchor_periods(s, j, max(0, j - cfg.copy_unit + 1), j + k - 1, _TRIES):
+            fire = self._check(b, s, p)
             if fire is not None:
                 return fire
-            tries += 1
-            if tries == _TRIES:
-                break
-            pos = s.rfind(anchor, stop, pos + k - 1)
         return None
 
     def _check(self, b: Block, s: bytes, p: int) -> Fire | None:

@@ -74,6 +74,7 @@ from plateau.stream.config import StreamGuardConfig
 from plateau.stream.fold import fold
 from plateau.stream.result import Armed, Fire
 from plateau.stream.text import (
+    anchor_periods,
     boundary_shift,
     content_length,
     count_words,
@@ -182,17 +183,7 @@ class PeriodDetector:
         # Short periods: the anchor's nearest earlier occurrences within _SHORT characters.
         j = n - k
         if j > 0:
-            anchor = s[j:]
-            stop = j - self._short
-            if stop < 0:
-                stop = 0
-            pos = s.rfind(anchor, stop, j + k - 1)
-            if pos >= 0:  # the common case, no earlier occurrence, costs one rfind
-                for _ in range(_TRIES):
-                    periods.append(j - pos)
-                    pos = s.rfind(anchor, stop, pos + k - 1)
-                    if pos < 0:
-                        break
+            periods = anchor_periods(s, j, max(0, j - self._short), j + k - 1, _TRIES)
         # Long periods: text after sentence and line boundaries seen before. A block whose word
         # n-grams are all new (the novelty detector counted them) cannot be a later copy of a
         # wordy unit: its boundaries are not registered (a loop registers its second copy and

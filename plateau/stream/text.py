@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 from unicodedata import east_asian_width
 
 __all__ = [
     "WORD",
+    "anchor_periods",
     "boundary_shift",
     "cap_whitespace",
     "content_length",
@@ -88,6 +90,44 @@ def match_back(s: str | bytes, x: int, p: int, run: int, limit: int) -> int:
                 run += 1
             return run
     return run
+
+
+def anchor_periods(s: str | bytes, j: int, stop: int, end: int, tries: int) -> list[int]:
+    """Candidate periods of a repetition ending at the end of ``s``: the distances from the
+    anchor ``s[j:]`` (its last characters) back to its nearest earlier occurrences.
+
+    The first occurrence is searched in ``s[stop:end]``, each next one before the last found
+    (``str.rfind``, nearest first), so an anchor that recurs at period ``p`` inside a periodic
+    span proposes ``p`` first. The common case -- no earlier occurrence -- costs one ``rfind``.
+    The idea is the fingerprint of Karp and Rabin (the anchor as the key), found by the
+    library's search instead of a rolling hash.
+
+    Parameters
+    ----------
+    s
+        The text (``str``, or ``bytes`` for the folded text of :mod:`~plateau.stream.fold`).
+    j
+        Index where the anchor begins (``0 < j < len(s)``); the anchor is ``s[j:]``.
+    stop, end
+        Bounds of the first search (``s[stop:end]``); later searches keep ``stop``.
+    tries
+        Most occurrences returned (>= 1).
+
+    Returns
+    -------
+    list[int]
+        The periods ``j - pos`` (each >= 1), nearest occurrence first (increasing); empty when
+        the anchor does not recur.
+    """
+    text: Any = s  # str or bytes alike (a compiled union has no common rfind)
+    anchor = text[j:]
+    k = len(anchor)
+    periods: list[int] = []
+    pos = text.rfind(anchor, stop, end)
+    while pos >= 0 and len(periods) < tries:
+        periods.append(j - pos)
+        pos = text.rfind(anchor, stop, pos + k - 1)
+    return periods
 
 
 def primitive_period(unit: str) -> int:

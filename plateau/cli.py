@@ -608,7 +608,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def demo_bottom_line(runs: Sequence[Any], actions_of: Mapping[str, Sequence[str]], streams: Sequence[tuple[Any, int | None]]) -> str:
-    """The demo's last line: runs steered and tripped, streams cut, and the tokens saved.
+    """The demo's last line: runs tripped, runs steered without a trip, streams cut, and the tokens saved.
 
     ``runs`` are :class:`plateau.replay.Run` objects, ``actions_of`` their actions by run id (as
     :func:`replay_paths` fills it), ``streams`` pairs of a stream case
@@ -619,7 +619,8 @@ def demo_bottom_line(runs: Sequence[Any], actions_of: Mapping[str, Sequence[str]
     """
     from plateau.replay import CHARS_PER_TOKEN, step_tokens
 
-    steered = sum(1 for run in runs if "steer" in actions_of.get(run.id, ()))
+    # runs steered and never tripped (a tripped run is usually steered first)
+    steered = sum(1 for run in runs if "steer" in actions_of.get(run.id, ()) and "trip" not in actions_of.get(run.id, ()))
     tripped = 0
     saved = 0
     for run in runs:
@@ -632,7 +633,7 @@ def demo_bottom_line(runs: Sequence[Any], actions_of: Mapping[str, Sequence[str]
         if fired_at is not None:
             cut += 1
             saved += -(-sum(len(c) for c in case.chunks[fired_at + 1 :]) // CHARS_PER_TOKEN)
-    runs_part = f"{len(runs)} run{'s' if len(runs) != 1 else ''}: {steered} steered, {tripped} tripped"
+    runs_part = f"{len(runs)} run{'s' if len(runs) != 1 else ''}: {tripped} tripped, {steered} steered without a trip"
     streams_part = f"; {len(streams)} stream{'s' if len(streams) != 1 else ''}: {cut} cut" if streams else ""
     return f"plateau demo: {runs_part}{streams_part}; ~{saved:,} tokens saved (steps and chunks a guarded agent skips; 4 chars a token)"
 
@@ -661,7 +662,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
                         break
                 streams.append((case, fired_at))
                 if not args.jsonl:
-                    status = f"cut at chunk {fired_at + 1} of {len(case.chunks)}" if fired_at is not None else "read to the end"
+                    # chunks counted from 0, as plateau guard and the case format count them
+                    status = f"cut at chunk {fired_at} of chunks 0-{len(case.chunks) - 1}" if fired_at is not None else "read to the end"
                     print(f"\n== stream {case.id}: {status}", flush=True)
     print("plateau demo: server stopped", file=sys.stderr)
     print(demo_bottom_line(runs, actions_of, streams), file=sys.stderr if args.jsonl else sys.stdout, flush=True)
@@ -737,7 +739,7 @@ def _guard_summary(outcomes: list[tuple[dict[str, Any], int | None]]) -> str:
     how many labelled fires landed in their window (premature, late, missed) and how many
     legitimate streams fired."""
     fired = sum(at is not None for _, at in outcomes)
-    line = f"plateau guard: {len(outcomes)} streams, {fired} fired"
+    line = f"plateau guard: {len(outcomes)} stream{'s' if len(outcomes) != 1 else ''}, {fired} fired"
     fire = [(exp.get("fire_between_chunks"), at) for exp, at in outcomes if exp.get("verdict") == "fire"]
     quiet = [at for exp, at in outcomes if exp.get("verdict") == "no-fire"]
     if fire:

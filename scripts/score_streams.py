@@ -20,11 +20,12 @@ same as ``plateau eval --level stream``). ``--save`` writes every case's outcome
 fire chunk; ``--diff`` prints the cases whose outcome or first fire chunk moved since a saved
 file -- the check that a change to a detector moved nothing it was not meant to.
 
-A set still blind -- a folder whose ``README.md`` title says "blind" and does not call it a
+The embedding model is loaded first (the semantic layer's fires need it; without it the scores
+differ): where it cannot load -- the script run outside the project's environment -- the script
+exits 3 saying so. A set still blind -- a folder whose ``README.md`` title says "blind" and does not call it a
 development set -- is refused unless
 ``--score-blind`` is given: a blind set is scored once, at the end, and is a development set
-from then on (its README must say so). The embedding model (``stream.recheck`` and
-``stream.semantic_loop`` use it) is loaded on first use, as ``plateau eval`` loads it.
+from then on (its README must say so); the default sets leave it out and say so.
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.evalrun import STREAM_DETECTORS, evaluate  # noqa: E402
+from bench.evalrun import STREAM_DETECTORS, default_embedder, evaluate  # noqa: E402
 from bench.evaluate import load_cases  # noqa: E402
+from plateau.errors import ModelUnavailable  # noqa: E402
 from plateau.tables import render, table  # noqa: E402
 
 # ../shared next to the repository, or next to the folder of worktrees holding it
@@ -78,14 +80,17 @@ def _parse_set(spec: str) -> tuple[str, Path]:
     return name, Path(path)
 
 
-def score(sets: Sequence[tuple[str, Path]], detector: str) -> dict[str, Any]:
-    """Score ``detector`` on each set: ``{name: {"totals": {...}, "cases": {case_id: [outcome, chunk]}}}``."""
+def score(sets: Sequence[tuple[str, Path]], detector: str, embedder: Any = None) -> dict[str, Any]:
+    """Score ``detector`` on each set: ``{name: {"totals": {...}, "cases": {case_id: [outcome, chunk]}}}``.
+
+    ``embedder``: the embedding model for the semantic layer (:func:`loaded_embedder`); ``None``
+    loads the default on first use."""
     out: dict[str, Any] = {}
     for name, path in sets:
         cases = [c for c in load_cases([path]) if c.get("level") == "stream"]
         if not cases:
             continue
-        run = evaluate(cases, detector)
+        run = evaluate(cases, detector, embedder=embedder)
         totals = run.stream_totals
         assert totals is not None
         out[name] = {
@@ -94,6 +99,24 @@ def score(sets: Sequence[tuple[str, Path]], detector: str) -> dict[str, Any]:
             "cases": {s.case_id: [s.outcome, s.fired_at_chunk] for s in run.stream},
         }
     return out
+
+
+def loaded_embedder() -> Any:
+    """The default embedding model, loaded now: the stream guard's semantic layer
+    (``stream.recheck``, ``stream.semantic_loop``) needs it, and scores taken without it differ.
+
+    Raises
+    ------
+    ModelUnavailable
+        No model (or no numpy, ONNX Runtime, sentence-transformers) in this environment.
+    """
+    try:
+        embedder = default_embedder(None)
+        embedder.encode(["The embedding model answers."])
+    except ImportError as exc:
+        hint = "run the script with the project's environment, .venv/bin/python"
+        raise ModelUnavailable(f"the embedding model cannot load here ({exc}): {hint}") from exc
+    return embedder
 
 
 def format_table(scores: dict[str, Any], detector: str) -> str:
@@ -148,12 +171,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--score-blind", action="store_true", help="score a set whose README still calls it blind (its one score)")
     args = ap.parse_args(argv)
     sets = args.sets or default_sets()
+    if not args.sets:
+        left = [p.name for p in sorted(ROOT.glob("evals/*stream*")) if p.is_dir() and is_blind(p)]
+        if left:
+            print("score_streams: not scored, still blind: " + ", ".join(left), file=sys.stderr)
     blind = [str(path) for _, path in sets if is_blind(path)]
     if blind and not args.score_blind:
         print("score_streams: refusing to score a blind set (its one score needs --score-blind): " + ", ".join(blind), file=sys.stderr)
         return 2
     before = json.loads(args.diff.read_text(encoding="utf-8")) if args.diff else None
-    scores = score(sets, args.detector)
+    try:
+        embedder = loaded_embedder() if args.detector == "plateau" else None
+    except ModelUnavailable as exc:
+        print(f"score_streams: {exc.message}", file=sys.stderr)
+        return 3
+    scores = score(sets, args.detector, embedder)
     if args.save:
         args.save.write_text(json.dumps(scores, indent=1) + "\n", encoding="utf-8")
     if args.json:

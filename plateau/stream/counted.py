@@ -70,7 +70,7 @@ __all__ = ["CountedDetector"]
 _NUMBER = re.compile(r"(?<![\w.,:/\-])\d{1,9}(?:st|nd|rd|th)?[.):]?(?![\w])(?![.,:/\-]\d)")
 _DIGIT = re.compile(r"\d")
 #: Ordinal words and the numbers they count (list ``ordinal-words``: ``third 3``).
-_ORDINALS = {word: int(value) for word, value in (entry.split() for entry in lexicon.load("ordinal-words"))}
+_ORDINALS = {word: int(value) for word, value in [entry.split() for entry in lexicon.load("ordinal-words")]}
 #: The ordinal words as the block's tokens hold them (lower-case, punctuation attached), each to
 #: its word.
 _AFFIXES = [("", x) for x in ("", ",", ".", ":", ";", ")", "!", "?")] + [(x, "") for x in ("(", '"', "'")]

@@ -301,7 +301,7 @@ class DriftDetector:
             if words < cfg.drift_min_words or sum(1 for w in c if _PLAIN.match(w)) < _MIN_PLAIN * len(c):
                 return None
             total += words
-        seen = Counter(w for st in sets for w in st)
+        seen = Counter([w for st in sets for w in st])
         singles = sum(1 for w, c in seen.items() if c == 1 and _LETTERS2.search(w))
         # An enumeration: many words of one copy only, or a word of its own in every copy (a
         # template filled once per item: a greeting naming a different person in every copy).

@@ -75,7 +75,7 @@ WIDE_PADDING = (
 _EMOJI_SPANS = ((0x2600, 0x27BF), (0x1F300, 0x1FAFF), (0xFE0F, 0xFE0F), (0x200D, 0x200D))
 EMOJI = "".join(f"{chr(lo)}-{chr(hi)}" if hi > lo else chr(lo) for lo, hi in _EMOJI_SPANS)
 _WIDE = str.maketrans(
-    dict.fromkeys(WIDE_PADDING, " ") | dict.fromkeys((chr(c) for lo, hi in _EMOJI_SPANS for c in range(lo, hi + 1)), " ")
+    dict.fromkeys(WIDE_PADDING, " ") | dict.fromkeys([chr(c) for lo, hi in _EMOJI_SPANS for c in range(lo, hi + 1)], " ")
 )
 _PADC = "[" + re.escape(PADDING) + "]*"
 _SEP = "[-\\s" + WIDE_PADDING + EMOJI + "]"  # a separator between tokens: whitespace, a hyphen, CJK punctuation, an emoji

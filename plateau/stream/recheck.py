@@ -67,7 +67,7 @@ _TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?")
 def _common_tail(gaps: list[list[str]]) -> list[str]:
     """The last lines every gap ends with: the lines that stand just before every occurrence."""
     tail: list[str] = []
-    for lines in zip(*(reversed(g) for g in gaps), strict=False):
+    for lines in zip(*[reversed(g) for g in gaps], strict=False):
         if any(line != lines[0] for line in lines):
             break
         tail.append(lines[0])

@@ -119,7 +119,7 @@ class StutterDetector:
         run.append((b.end - len(b.piece), example))
         if len(run) < cfg.stutter_blocks or b.end < cfg.min_chars:
             return None
-        counts = Counter(ex for _, ex in run)
+        counts = Counter([ex for _, ex in run])
         start = run[0][0]
         return Fire(
             at=b.end - 1,

@@ -69,3 +69,18 @@ def test_scores_a_set_saves_it_and_diffs_against_a_saved_run(
     assert script.diff(scores, scores) == []
     assert script.main(["--set", f"d={folder}", "--diff", str(saved)]) == 0
     assert "0 case(s) moved" in capsys.readouterr().out
+
+
+def test_without_the_embedding_model_it_exits_3_before_scoring(
+    script: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Scores taken without the semantic layer differ, so a missing model is an error, not a quiet score."""
+
+    def missing(model_path: object = None, **_: object) -> object:
+        raise ModuleNotFoundError("No module named 'numpy'", name="numpy")
+
+    monkeypatch.setattr(script, "default_embedder", missing)
+    folder = _set(tmp_path / "dev", "dev-stream99 (a development set now)")
+    saved = tmp_path / "scores.json"
+    assert script.main(["--set", f"d={folder}", "--save", str(saved)]) == 3
+    assert "embedding model cannot load" in capsys.readouterr().err and not saved.exists()

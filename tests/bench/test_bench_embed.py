@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from tests.support.paths import REPO as ROOT
+from tests.support.scripts import load_script
 
 SCRIPT = ROOT / "scripts" / "bench_embed.py"
 
@@ -18,12 +17,7 @@ SCRIPT = ROOT / "scripts" / "bench_embed.py"
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
     """The script imported as a module."""
-    spec = importlib.util.spec_from_file_location("bench_embed", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_embed"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench_embed")
 
 
 CHAT = [

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -12,6 +11,7 @@ from types import ModuleType
 import pytest
 
 from tests.support.paths import REPO as ROOT
+from tests.support.scripts import load_script
 
 SCRIPT = ROOT / "scripts" / "bench_service.py"
 
@@ -19,12 +19,7 @@ SCRIPT = ROOT / "scripts" / "bench_service.py"
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
     """The script imported as a module."""
-    spec = importlib.util.spec_from_file_location("bench_service", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_service"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench_service")
 
 
 def test_generated_steps_are_unique_realistic_and_seeded(bench: ModuleType) -> None:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from tests.support.paths import REPO as ROOT
+from tests.support.scripts import load_script
 
 SCRIPT = ROOT / "scripts" / "score_streams.py"
 
@@ -19,12 +18,7 @@ SCRIPT = ROOT / "scripts" / "score_streams.py"
 @pytest.fixture(scope="module")
 def script() -> ModuleType:
     """The script imported as a module."""
-    spec = importlib.util.spec_from_file_location("score_streams", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["score_streams"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("score_streams")
 
 
 def _set(folder: Path, title: str) -> Path:

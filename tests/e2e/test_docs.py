@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.paths import REPO
+from tests.support.scripts import load_script
 
 ROOT = REPO
 
@@ -18,11 +17,7 @@ def test_api_reference_builds_with_a_page_per_module(tmp_path: Path) -> None:
     pytest.importorskip("pdoc")
     pytest.importorskip("agents")
     pytest.importorskip("langgraph")
-    spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "scripts" / "gen_docs.py")
-    assert spec is not None and spec.loader is not None
-    gen = importlib.util.module_from_spec(spec)
-    sys.modules["gen_docs"] = gen
-    spec.loader.exec_module(gen)
+    gen = load_script("gen_docs")
     pages = gen.generate(tmp_path)
     names = {p.relative_to(tmp_path).with_suffix("").as_posix().replace("/", ".") for p in pages}
     assert set(gen.MODULES) <= names

@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
 from plateau import lexicon
 from tests.support.paths import REPO
+from tests.support.scripts import load_script
 
 ROOT = REPO
 
 
 def _overlap_script():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("lexicon_overlap", ROOT / "scripts" / "lexicon_overlap.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("lexicon_overlap", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("lexicon_overlap")
 
 
 def test_the_package_holds_the_lists() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import REPO
+from tests.support.scripts import load_script
 
 ROOT = REPO
 
@@ -16,10 +17,7 @@ def test_generated_code_matches_the_proto(tmp_path: Path) -> None:
     """Regenerating from proto/ gives byte-identical files to the committed ones."""
     if importlib.util.find_spec("grpc_tools") is None:
         pytest.skip("grpcio-tools is not installed (pip install 'plateau[dev]')")
-    spec = importlib.util.spec_from_file_location("gen_proto", ROOT / "scripts" / "gen_proto.py")
-    assert spec and spec.loader
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = load_script("gen_proto")
     generated = gen.generate(tmp_path)
     assert generated, "protoc produced nothing"
     for path in generated:

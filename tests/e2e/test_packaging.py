@@ -87,12 +87,15 @@ sys.meta_path.insert(0, _NoExtras())
 """
 
 
-@pytest.mark.parametrize("argv", [["replay", "examples"], ["serve", "--port", "0", "--store", "memory"], ["eval", "examples"]])
-def test_a_client_only_install_says_which_extra_to_install(argv: list[str]) -> None:
-    """Without the server extra's modules, engine subcommands exit 2 with the pip command, no traceback."""
+@pytest.mark.parametrize(("argv", "extra"), [
+    (["replay", "examples"], "engine"), (["serve", "--port", "0", "--store", "memory"], "server"), (["eval", "examples"], "engine"),
+])
+def test_a_client_only_install_says_which_extra_to_install(argv: list[str], extra: str) -> None:
+    """Without the engine's modules, engine subcommands exit 2 with the pip command of the extra they need
+    (``engine`` in process, ``server`` for ``serve``), no traceback."""
     out = _plateau(*argv, prelude=BLOCK_NUMPY)
     assert out.returncode == 2, out.stderr
-    assert "plateau-breaker[server]" in out.stderr and "Traceback" not in out.stderr
+    assert f"plateau-breaker[{extra}]" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_serve_options_come_from_the_environment() -> None:

@@ -628,15 +628,14 @@ def demo_bottom_line(runs: Sequence[Any], actions_of: Mapping[str, Sequence[str]
     """
     from plateau.replay import CHARS_PER_TOKEN, step_tokens
 
-    # runs steered and never tripped (a tripped run is usually steered first)
-    steered = sum(1 for run in runs if "steer" in actions_of.get(run.id, ()) and "trip" not in actions_of.get(run.id, ()))
-    tripped = 0
-    saved = 0
+    tripped = steered = saved = 0  # steered: steered and never tripped (a tripped run is usually steered first)
     for run in runs:
         actions = list(actions_of.get(run.id, ()))
         if "trip" in actions:
             tripped += 1
             saved += sum(step_tokens(step) for step in run.steps[actions.index("trip") + 1 :])
+        elif "steer" in actions:
+            steered += 1
     cut = 0
     for case, fired_at in streams:
         if fired_at is not None:

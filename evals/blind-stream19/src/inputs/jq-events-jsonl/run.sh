@@ -1,0 +1,3 @@
+#!/bin/sh
+# one compact JSON object per line
+cd "$(dirname "$0")" && jq -c ".[]" events.json

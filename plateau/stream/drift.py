@@ -53,13 +53,11 @@ from itertools import repeat
 from plateau.stream.block import Block, Partial
 from plateau.stream.config import StreamGuardConfig
 from plateau.stream.result import Armed, Fire
-from plateau.stream.text import in_open_fence
+from plateau.stream.text import in_open_fence, is_prose
 
 __all__ = ["DriftDetector"]
 
 _DIGITS = re.compile(r"\d+")
-_PLAIN = re.compile(r"[^\W\d_]+[.,;:!?'\")]*$")
-_MIN_PLAIN = 0.8  # share of a copy's tokens that must be plain words (prose, not a log or a report line)
 _SENTENCE = re.compile(r"(?:[.!?]\s+|\n+)(?=\S)")
 _STARTED = re.compile(r"(?:[.!?]\s+|\n+)$")  # what ends just before a sentence or line start
 _LETTERS2 = re.compile(r"[^\W\d_].*[^\W\d_]")
@@ -298,7 +296,7 @@ class DriftDetector:
         total = 0
         for c in copies:
             words = sum(1 for w in c if _LETTERS2.search(w))
-            if words < cfg.drift_min_words or sum(1 for w in c if _PLAIN.match(w)) < _MIN_PLAIN * len(c):
+            if words < cfg.drift_min_words or not is_prose(c):
                 return None
             total += words
         seen = Counter([w for st in sets for w in st])

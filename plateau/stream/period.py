@@ -23,7 +23,8 @@ whitespace as at most four characters: indentation is not content): a unit of ``
 (16) characters or more with a word fires by its fourth copy, counting from the first (issue
 23's reading rule; a copy written once before the run, one interruption of at most a copy's
 length back -- ``A B A A A`` --, is the first, and copies before the run that differ by padding
-and spacing alone count: :meth:`PeriodDetector._earlier`; a line inside an open code fence that
+and spacing alone count, as do up to two lines of prose right before a run of one line that
+differ from it by a word or two, as ``stream.drift`` compares copies: :meth:`PeriodDetector._earlier`; a line inside an open code fence that
 names no language -- quoted output -- needs 12, :meth:`PeriodDetector._code_fence`) -- a unit of
 several lines or sentences once the first line or sentence of its fourth copy is complete, by
 which a reader recognises the copy (a stream cut by its token limit inside that copy is caught); a shorter
@@ -80,11 +81,13 @@ from plateau.stream.text import (
     count_words,
     is_glued,
     is_leader_run,
+    is_prose,
     is_special_token_run,
     is_token_run,
     match_back,
     primitive_period,
     visible,
+    word_count,
 )
 
 __all__ = ["PeriodDetector"]
@@ -122,6 +125,40 @@ class _Probe:
     def arm(self, armed: Armed) -> None:
         self.armed.append(armed)
 
+
+_WORD_SET = re.compile(r"[^\W\d_]{2,}")
+_NEAR_LINES = 2  # near copies counted before a run: with its own two, the unit_copies (4) of a loop
+
+
+def _near_lines(s: str, st: int, v: str, limit: tuple[int, float]) -> tuple[int, int]:
+    """How many of the lines right before a run of the one-line unit ``v`` (its first copy at
+    index ``st`` of ``s``) are near copies of it, at most ``_NEAR_LINES``: ``(st, n)``, the
+    run's copies counted from ``st`` as :meth:`PeriodDetector._earlier` returns them.
+
+    A near copy is what ``stream.drift`` reads as a copy (``limit``: its ``drift_min_words``
+    and ``drift_similarity``): a line of prose (:func:`~plateau.stream.text.is_prose`) of as
+    many words as a drifting copy needs, whose word set has a Jaccard similarity of at least
+    ``drift_similarity`` with the unit's -- the same sentence with a word added, dropped or
+    swapped. A loop that settles on one line often reaches it that way (``So I'm just going to
+    ...``, ``I'm going to ...``, then ``So I'm going to ...`` again and again); a reader counts
+    those lines as its first copies. Lines of code, paths and logs are no prose and never count.
+    """
+    if not v.endswith("\n") or v.count("\n") != 1:
+        return st, 0
+    least, alike = limit
+    line = v[:-1]
+    if word_count(line) < least or not is_prose(line.split()):
+        return st, 0
+    want = frozenset(w.lower() for w in _WORD_SET.findall(line))
+    n, at = 0, st
+    while n < _NEAR_LINES and at > 0:
+        lo = s.rfind("\n", 0, at - 1) + 1
+        prev = s[lo : at - 1]
+        have = frozenset(w.lower() for w in _WORD_SET.findall(prev))
+        if word_count(prev) < least or not is_prose(prev.split()) or len(want & have) < alike * len(want | have):
+            break
+        n, at = n + 1, lo
+    return st, n
 
 class PeriodDetector:
     """Exact periodic repetition at the end of each block.
@@ -244,10 +281,11 @@ class PeriodDetector:
         s = b.s
         run = match_back(s, x, p, 0, x + 1)
         # The least span any unit of period p needs (span_required): span_floor-sized for a unit
-        # shorter than copy_unit, min_copies copies otherwise; a run that cannot reach it before
-        # the next block is analysed is left to that block.
+        # shorter than copy_unit, two copies otherwise (a run of two whose copies before it --
+        # verbatim, folded or near, _earlier -- make the fourth); a run that cannot reach it
+        # before the next block is analysed is left to that block.
         # (halved for short units: wide characters count two columns).
-        least = min(cfg.glued_span_floor, cfg.digit_run_floor) // 2 if p < cfg.copy_unit else cfg.min_copies * p
+        least = min(cfg.glued_span_floor, cfg.digit_run_floor) // 2 if p < cfg.copy_unit else 2 * p
         if run + p + cfg.block < least:
             return None
         unit = s[x - p + 1 : x + 1]
@@ -291,7 +329,7 @@ class PeriodDetector:
             need = min(need - self._marker(s, begin - b.s0, p, begin == 0), self._first_line(unit, (begin - b.s0 - (x - p + 1)) % p, p))
         start = begin
         if words and p >= cfg.copy_unit and not quoted:
-            st, earlier = self._earlier(s, begin - b.s0, p)
+            st, earlier = self._earlier(s, begin - b.s0, p, (cfg.drift_min_words, cfg.drift_similarity))
             if earlier:  # copies of the unit came before the run: they count, the run holds two at least
                 start, need = b.s0 + st, max(need - earlier * p, 2 * p)
         reason = "stream.run" if p == 1 and (token or unit.isalnum()) else "stream.period"
@@ -302,7 +340,7 @@ class PeriodDetector:
         return self._fire(s, b.s0, x, p, run, begin, reach, reason)
 
     @staticmethod
-    def _earlier(s: str, i: int, p: int) -> tuple[int, int]:
+    def _earlier(s: str, i: int, p: int, limit: tuple[int, float] = (0, 1.1)) -> tuple[int, int]:
         """Where the run starting at index ``i`` of ``s`` (period ``p``) has its first whole copy,
         and how many copies of its unit came before the run: ``(start, 1)`` when the unit was
         written once before it with at most one copy's length of other text between, ``(start,
@@ -310,7 +348,9 @@ class PeriodDetector:
         are folded (the copies are then adjacent, as issue 23's rule compares them); ``(start,
         1)`` too when no verbatim copy precedes the run but the text right before it folds to
         one (a JSON object written again without its opening brace: the run begins inside the
-        unit, after the brace); ``(i, 0)`` otherwise.
+        unit, after the brace); ``(start, n)`` when neither holds and the ``n`` lines right
+        before a run of one line are near copies of it (:func:`_near_lines`, ``limit`` its
+        ``(drift_min_words, drift_similarity)``); ``(i, 0)`` otherwise.
 
         A reader counts a unit's copies from its first appearance (issue 23's reading rule): a
         line written, another line, then the first line again and again (``A B A A A``) is four
@@ -335,12 +375,13 @@ class PeriodDetector:
         # and holds text written before the run (the brace): the run's own text, and the
         # whitespace before it, are counted as the run's (from ``i``).
         fv, lo = fold(v), max(0, st - p - p // 4)
-        if not fv or lo >= i or not fold(s[lo:st]).endswith(fv):  # one fold decides the common case
-            return i, 0
-        for x in range(lo, min(i, st - p + p // 4 + 1)):
-            if (x == 0 or s[x - 1].isspace()) and not s[x:i].isspace() and fold(s[x:st]) == fv:
-                return st, 1
-        return i, 0
+        if fv and lo < i and fold(s[lo:st]).endswith(fv):  # one fold decides the common case
+            for x in range(lo, min(i, st - p + p // 4 + 1)):
+                if (x == 0 or s[x - 1].isspace()) and not s[x:i].isspace() and fold(s[x:st]) == fv:
+                    return st, 1
+        # Nor a folded one: lines of prose that differ from the run's line by a word or two.
+        near = _near_lines(s, st, v, limit)
+        return near if near[1] else (i, 0)
 
     def _first_line(self, unit: str, phase: int, p: int) -> int:
         """The span at which a unit of several lines or sentences has its last copy's first line

@@ -140,6 +140,21 @@ def primitive_period(unit: str) -> int:
     return d if n % d == 0 else n
 
 
+#: A plain word among whitespace-separated tokens: letters, then closing punctuation
+#: (``word.``, ``it's"`` reads ``it`` then ``'s"``: no). What prose is made of.
+PLAIN_TOKEN = re.compile(r"[^\W\d_]+[.,;:!?'\")]*$")
+#: Share of a text's whitespace-separated tokens that must be plain words for it to read as
+#: prose -- a sentence -- rather than a log line, a report line, a path or code
+#: (``Lib/token.py:81:5: Q000 ...``, ``def evalf_mul(v, prec):``).
+PROSE_SHARE = 0.8
+
+
+def is_prose(tokens: list[str]) -> bool:
+    """Whether ``PROSE_SHARE`` (80 %) of ``tokens`` (whitespace-separated, non-empty) are plain
+    words (:data:`PLAIN_TOKEN`); ``False`` for no tokens."""
+    return bool(tokens) and sum(1 for w in tokens if PLAIN_TOKEN.match(w)) >= PROSE_SHARE * len(tokens)
+
+
 def word_count(text: str) -> int:
     """Words in ``text``: tokens (``\\w+``) holding at least two letters, or one letter of a wide
     script (Han, kana, hangul: a syllable or a morpheme, two columns wide like the letters

@@ -173,6 +173,30 @@ def test_a_copy_that_differs_by_its_padding_alone_counts_before_the_run() -> Non
         assert first_fire(feed(seeded(three, 550 + seed))) is None
 
 
+def test_lines_that_differ_from_a_run_by_a_word_count_as_its_first_copies() -> None:
+    """A loop that settles on one line often reaches it through near copies (a word added,
+    dropped or swapped), which a reader counts as the line's first copies: two such lines, then
+    the line twice, fire on the chunk that brings the 4th copy's full stop. One near copy and two
+    copies stay quiet, and so does a line on the same subject that is no near copy; lines of code
+    are no prose and never count."""
+    a = "I will check the cache settings one more time before the release.\n"
+    near = (
+        "So I will check the cache settings one more time before release.\n",
+        "I will check the cache settings one last time before the release.\n",
+    )
+    text = ANSWER + near[0] + near[1] + a * 6
+    for seed in range(600, 605):
+        res = assert_fires_at(seeded(text, seed), len(ANSWER) + len(near[0]) + len(near[1]) + 2 * len(a) - 2)
+        assert res.reason == "stream.period"
+    end = ANSWER.replace("parser", "lexer")
+    assert first_fire(feed(seeded(ANSWER + near[1] + a * 2 + end, 610))) is None
+    other = "The release notes list the cache settings that changed in this version.\n"
+    assert first_fire(feed(seeded(ANSWER + other + near[1] + a * 2 + end, 611))) is None
+    code = "    cache.check(settings=one_more, time=before, release=True)  # the release\n"
+    line = "    cache.check(settings=one_more, time=before, release=False)  # the release\n"
+    assert first_fire(feed(seeded(ANSWER + code + code.replace("True", "None") + line * 2 + end, 612))) is None
+
+
 def test_a_line_that_comes_back_every_other_line_fires_on_its_fourth_copy() -> None:
     """A fixed line between lines that themselves come back (``A B A C A B A``): the chunk that
     brings the newline ending its 4th copy fires (``stream.line_dominance``), never the one

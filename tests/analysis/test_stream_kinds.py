@@ -363,7 +363,9 @@ def test_a_long_unit_whose_copies_differ_in_spacing_fires_on_its_fourth_copy(see
     chunks = seeded(text, seed)
     fourth_end = len(first) + 3 * len(later) + 2  # three run-on copies and the spaces between them
     res = first_fire(chunks)
-    assert res.fired and res.reason == "stream.drift", res
+    # stream.period counts the copy set out on lines as the run's first (folded, _earlier) and
+    # stream.drift compares the folded copies: both complete the fourth copy on the same chunk
+    assert res.fired and res.reason in {"stream.drift", "stream.period"}, res
     assert res.fired_at_chunk == chunk_of(chunks, fourth_end - 1), (res.fired_at_chunk, chunk_of(chunks, fourth_end - 1))
     again = first_fire(fixed(text, 7))
     assert (again.reason, again.loop_start, again.cut_offset) == (res.reason, res.loop_start, res.cut_offset)

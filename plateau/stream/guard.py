@@ -695,8 +695,12 @@ class StreamGuard:
         # day: list ``recurring-plans``) restates each item's block, meaning and wording: the
         # textual detectors judge it with their budget for recurring plans, meaning alone steers.
         planned = self.context.recurring
+        # Parts the request counts ("the notice for each of our five tenants", "ten examples")
+        # are written from one frame, meaning and wording alike, as for stream.anaphora and
+        # stream.recheck (_framed): the textual detectors judge their copies, meaning alone steers.
+        counted = bool(self.context.items)
         corroborated = fresh is not None and fresh <= self.config.corroboration_fresh
-        if not quoted and not listed and not planned and corroborated and sem.origin is not None:
+        if not quoted and not listed and not planned and not counted and corroborated and sem.origin is not None:
             text, start = sem.origin
             fire = Fire(
                 at=end - 1,

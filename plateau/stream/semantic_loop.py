@@ -16,8 +16,11 @@ Alone, recurrence only **steers** (a message, the stream goes on): meaning is no
 converging argument may circle back to its premises. The guard fires on it only with textual
 corroboration (the word n-gram novelty at most ``corroboration_fresh``), as
 ``stream.semantic_loop`` -- never in output the request asks to paste, over copies read as an
-enumeration, or in a plan the request asks to recur by design (a schedule, a log with one block
-per day: :attr:`~plateau.stream.context.RequestContext.recurring`).
+enumeration, in a plan the request asks to recur by design (a schedule, a log with one block
+per day: :attr:`~plateau.stream.context.RequestContext.recurring`), or in parts the request
+counts (a notice for each of five tenants, ten examples:
+:attr:`~plateau.stream.context.RequestContext.items`), which are written from one frame, as
+``stream.anaphora`` and ``stream.recheck`` read them.
 
 Cost: sentence splitting is one regular-expression pass per block; sentences are embedded in
 batches of 8, and at once when the last queued sentence brings no new word (a restatement may

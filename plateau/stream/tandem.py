@@ -23,6 +23,10 @@ one period later). It fires when, at one period,
   period under 16 (the nearest are dividers with a label); 12 is half of it;
 - at least half of the copies equal the copy before them: a slip is the exception, while a slot
   that changes in every copy (``Option A Option B Option C``) is an enumeration;
+- the window's first and last copies are one unit, read as a cycle: a slip leaves the unit as
+  it was, where a run that gives way to a run of another unit (a typing drill's ``asdf jkl;``
+  lines, then its ``fdsa ;lkj`` lines) differs from it only at a copy's length of positions --
+  the signature of one dropped character -- and is two runs, each judged by its own span;
 - the first and the last copy compared hold no mismatch: the run covers the whole window (text
   before or after a run is no slip, and an exact run is judged by its own span). An inserted or
   dropped character costs up to a period of mismatches, and a line break between two copies
@@ -235,7 +239,12 @@ class TandemDetector:
         rate = cfg.tandem_slip_rate
         if len(w) + wide_count(w) >= n and len({w[i : i + _GRAM] for i in range(len(w) - _GRAM + 1)}) <= self._gate:
             p, m = tandem_period(w, cfg.copy_unit, rate)
-            if p and _wordy(w, w[len(w) - p :]) and not (_one_letter_cells(w) and "\n" in raw[len(raw) - _raw_span(raw, len(w)) :]):
+            if (
+                p
+                and _one_unit(w, p)
+                and _wordy(w, w[len(w) - p :])
+                and not (_one_letter_cells(w) and "\n" in raw[len(raw) - _raw_span(raw, len(w)) :])
+            ):
                 # The run's first copy: extended back from the window while its copies are exact,
                 # so that the unit is read in the phase the run began in (``加油``, not ``油加``).
                 # The copy reported is rotated to start at a word, as the exact detectors report theirs.
@@ -277,6 +286,17 @@ def _recurs(raw: str) -> bool:
     return k >= 4 and (
         f[k - 1] == f[k - 2] or (f[k - 1] == f[k - 3] and f[k - 2] == f[k - 4]) or f.find(f[k - 3 :], max(0, k - 18), k - 3) >= 0
     )
+
+
+def _one_unit(w: str, p: int) -> bool:
+    """Whether the window's first and last copies (``p`` characters each) are one unit, read as
+    a cycle: a slip changes a character and leaves the unit as it was (``zorazorazarazora``),
+    where two runs of different units back to back (``asdf jkl; asdf jkl; fdsa ;lkj fdsa ;lkj``)
+    differ at a copy's length of positions only where one gives way to the other -- the
+    signature of one dropped or inserted character -- and are two runs, each judged by its own
+    span."""
+    first, last = w[:p], w[len(w) - p :]
+    return last in first + first
 
 
 def _wordy(w: str, unit: str) -> bool:

@@ -886,6 +886,16 @@ def test_semantic_recurrence_fires_only_with_textual_corroboration(real_cached: 
     assert res.unit in PARAPHRASES and res.loop_start is not None and res.cut_offset is not None
 
 
+def test_parts_the_request_counts_only_steer_on_semantic_recurrence(real_cached: object) -> None:
+    """Parts the request counts ("five ways to say it") are written from one frame, meaning and
+    wording alike: the stream that fires as a semantic loop above only steers under that request."""
+    lenient = StreamGuardConfig(corroboration_fresh=1.0, novelty_window=20)
+    guard = StreamGuard("reasoning", config=lenient, embedder=real_cached, semantic_background=False,
+                        context="Give me five ways to say that the server does not start on its port.")
+    results = [guard.feed(c) for c in seeded(TEXT, 15, 3, 12)]
+    assert not any(r.fired for r in results) and results[-1].steer
+
+
 def test_semantic_layer_is_off_for_tool_args_and_without_an_embedder(real_cached: object) -> None:
     """No embedder, or the tool_args channel: no steer."""
     for guard in (StreamGuard("reasoning"), StreamGuard("tool_args", embedder=real_cached, semantic_background=False)):

@@ -1,0 +1,1 @@
+int ast_init(void) { return 0; }

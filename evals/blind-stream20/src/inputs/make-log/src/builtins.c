@@ -1,0 +1,1 @@
+int builtins_init(void) { return 0; }

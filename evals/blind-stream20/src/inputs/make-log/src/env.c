@@ -1,0 +1,1 @@
+int env_init(void) { return 0; }

@@ -1,0 +1,1 @@
+int eval_init(void) { return 0; }

@@ -1,0 +1,1 @@
+int gc_init(void) { return 0; }

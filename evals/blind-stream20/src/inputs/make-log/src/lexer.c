@@ -1,0 +1,1 @@
+int lexer_init(void) { return 0; }

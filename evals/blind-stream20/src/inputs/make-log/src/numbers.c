@@ -1,0 +1,1 @@
+int numbers_init(void) { return 0; }

@@ -1,0 +1,1 @@
+int parser_init(void) { return 0; }

@@ -1,0 +1,1 @@
+int repl_init(void) { return 0; }

@@ -1,0 +1,1 @@
+int strings_init(void) { return 0; }

@@ -1,0 +1,3 @@
+#!/bin/sh
+# forty sequential shelf-label codes for the label printer
+seq -f 'SHELF-B-%03g' 1 40

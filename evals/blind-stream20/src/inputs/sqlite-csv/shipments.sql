@@ -1,0 +1,34 @@
+CREATE TABLE shipments (id INTEGER PRIMARY KEY, warehouse TEXT, carrier TEXT, status TEXT, weight_kg REAL, shipped_on TEXT);
+INSERT INTO shipments VALUES (1001, 'warehouse-west', 'DHL', 'in_transit', 33.8, '2024-05-02');
+INSERT INTO shipments VALUES (1002, 'warehouse-east', 'DHL', 'pending', 5.3, '2024-05-03');
+INSERT INTO shipments VALUES (1003, 'warehouse-west', 'FedEx', 'delivered', 26.4, '2024-05-04');
+INSERT INTO shipments VALUES (1004, 'warehouse-east', 'DHL', 'delivered', 22.7, '2024-05-05');
+INSERT INTO shipments VALUES (1005, 'warehouse-west', 'DHL', 'delivered', 5.1, '2024-05-06');
+INSERT INTO shipments VALUES (1006, 'warehouse-north', 'UPS', 'delivered', 29.4, '2024-05-07');
+INSERT INTO shipments VALUES (1007, 'warehouse-east', 'DHL', 'pending', 32.6, '2024-05-08');
+INSERT INTO shipments VALUES (1008, 'warehouse-north', 'DHL', 'pending', 30.4, '2024-05-09');
+INSERT INTO shipments VALUES (1009, 'warehouse-west', 'DHL', 'delivered', 2.8, '2024-05-10');
+INSERT INTO shipments VALUES (1010, 'warehouse-north', 'DHL', 'in_transit', 21.9, '2024-05-11');
+INSERT INTO shipments VALUES (1011, 'warehouse-east', 'FedEx', 'delivered', 29.7, '2024-05-12');
+INSERT INTO shipments VALUES (1012, 'warehouse-west', 'FedEx', 'pending', 9.7, '2024-05-13');
+INSERT INTO shipments VALUES (1013, 'warehouse-east', 'FedEx', 'pending', 33.2, '2024-05-14');
+INSERT INTO shipments VALUES (1014, 'warehouse-east', 'UPS', 'delivered', 28.5, '2024-05-15');
+INSERT INTO shipments VALUES (1015, 'warehouse-north', 'DHL', 'pending', 3.5, '2024-05-16');
+INSERT INTO shipments VALUES (1016, 'warehouse-north', 'DHL', 'in_transit', 35.3, '2024-05-17');
+INSERT INTO shipments VALUES (1017, 'warehouse-north', 'UPS', 'in_transit', 24.3, '2024-05-18');
+INSERT INTO shipments VALUES (1018, 'warehouse-north', 'UPS', 'in_transit', 15.8, '2024-05-19');
+INSERT INTO shipments VALUES (1019, 'warehouse-east', 'DHL', 'pending', 12.9, '2024-05-20');
+INSERT INTO shipments VALUES (1020, 'warehouse-east', 'FedEx', 'in_transit', 27.3, '2024-05-21');
+INSERT INTO shipments VALUES (1021, 'warehouse-west', 'UPS', 'pending', 23.4, '2024-05-22');
+INSERT INTO shipments VALUES (1022, 'warehouse-west', 'FedEx', 'delivered', 6.5, '2024-05-23');
+INSERT INTO shipments VALUES (1023, 'warehouse-north', 'UPS', 'delivered', 39.2, '2024-05-24');
+INSERT INTO shipments VALUES (1024, 'warehouse-west', 'DHL', 'in_transit', 22.0, '2024-05-25');
+INSERT INTO shipments VALUES (1025, 'warehouse-east', 'FedEx', 'delivered', 39.6, '2024-05-26');
+INSERT INTO shipments VALUES (1026, 'warehouse-north', 'FedEx', 'in_transit', 17.9, '2024-05-27');
+INSERT INTO shipments VALUES (1027, 'warehouse-north', 'UPS', 'pending', 25.9, '2024-05-28');
+INSERT INTO shipments VALUES (1028, 'warehouse-north', 'UPS', 'delivered', 5.2, '2024-05-01');
+INSERT INTO shipments VALUES (1029, 'warehouse-west', 'UPS', 'pending', 34.5, '2024-05-02');
+INSERT INTO shipments VALUES (1030, 'warehouse-east', 'DHL', 'pending', 36.4, '2024-05-03');
+.headers on
+.mode csv
+SELECT id, warehouse, carrier, status, weight_kg, shipped_on FROM shipments ORDER BY warehouse, id;

@@ -1,0 +1,17 @@
+CREATE TABLE feature_flags (name TEXT PRIMARY KEY, enabled INTEGER NOT NULL DEFAULT 0, rollout_percent INTEGER NOT NULL DEFAULT 0, owner TEXT);
+INSERT INTO feature_flags VALUES ('checkout_v2', 0, 0, 'payments');
+INSERT INTO feature_flags VALUES ('new_search', 1, 13, 'search');
+INSERT INTO feature_flags VALUES ('dark_mode', 0, 26, 'web');
+INSERT INTO feature_flags VALUES ('beta_reports', 1, 39, 'analytics');
+INSERT INTO feature_flags VALUES ('bulk_export', 0, 52, 'payments');
+INSERT INTO feature_flags VALUES ('sso_login', 1, 65, 'search');
+INSERT INTO feature_flags VALUES ('audit_log', 0, 78, 'web');
+INSERT INTO feature_flags VALUES ('smart_reorder', 1, 91, 'analytics');
+INSERT INTO feature_flags VALUES ('inline_help', 0, 3, 'payments');
+INSERT INTO feature_flags VALUES ('price_alerts', 1, 16, 'search');
+INSERT INTO feature_flags VALUES ('gift_cards', 0, 29, 'web');
+INSERT INTO feature_flags VALUES ('wishlist_share', 1, 42, 'analytics');
+INSERT INTO feature_flags VALUES ('order_notes', 0, 55, 'payments');
+INSERT INTO feature_flags VALUES ('fast_refunds', 1, 68, 'search');
+INSERT INTO feature_flags VALUES ('tax_preview', 0, 81, 'web');
+INSERT INTO feature_flags VALUES ('invoice_pdf', 1, 94, 'analytics');

@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "src")
 STREAM = os.path.join(HERE, "stream")
 # the shared list of sources used by earlier sets, beside the sets: when this set
-# sits at evals/blind-stream20, that is evals/used-sources.txt
+# sits at evals/dev-stream20, that is evals/used-sources.txt
 USED_LIST = os.path.join(os.path.dirname(HERE), "used-sources.txt")
 SEED = 20261220
 PREFIX = "BS20"

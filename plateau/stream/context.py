@@ -65,6 +65,9 @@ _RUN_OF = re.compile(
 )
 #: The parts or voices a piece is performed in ("a four-part round", "in three voices"): each
 #: part sings what the request counts, so a count of times holds per part.
+#: A part that comes back once per other part (``per-part-repetition``: "after every verse",
+#: "each time"): the copies follow the parts, which no count in the request bounds.
+_PER_PART = lexicon.pattern("per-part-repetition", prefix=r"\b(?:", suffix=r")\b", flags=re.IGNORECASE)
 _PARTS = re.compile(_NUMBER + r"[ -]?(?:parts?|voices?)\b|\bin\s+" + _NUMBER + r"\s+(?:parts|voices|groups)\b", re.IGNORECASE)
 #: A count of things ("8 rounds", "four verses"): the count and the noun after it.
 _ITEMS = re.compile(_NUMBER + r"\s+([^\W\d_]{3,})", re.IGNORECASE)
@@ -278,7 +281,10 @@ class RequestContext:
         # A count alone ("write 500 lines of code") asks for volume, not repetition: it excuses
         # repetition only of what the request names ("print 'hello' on 20 lines").
         requested = asks or bool(counts and units)
-        bound = max(counts) if counts and requested else None
+        # A part asked to come back after every other part (a chorus after each verse): its
+        # copies are as many as the parts, and a count elsewhere ("and twice at the end")
+        # bounds that place only, so the request excuses as one without a number.
+        bound = max(counts) if counts and requested and not _PER_PART.search(asked) else None
         if bound is not None:  # "a four-part round, every part sings the verse twice": 4 x 2
             parts = [_count_value(next(g for g in m.groups() if g is not None)) for m in _PARTS.finditer(asked)]
             bound *= max([p for p in parts if p > 1], default=1)

@@ -716,6 +716,19 @@ def test_an_exchange_the_request_asks_for_is_the_answer() -> None:
     assert not RequestContext.parse("Summarise the meeting notes.").exchange
 
 
+def test_a_call_and_response_the_request_asks_for_is_an_exchange() -> None:
+    """A call-and-response (a leader's calls, the group's fixed answer) is an exchange the
+    request asks for: the leader's questions and the group's answer taking turns stay quiet,
+    where the same labelled turns without that request fire as a self-dialogue."""
+    calls = ["Helmet on and strap done up?", "Spray deck sealed all round?", "Paddle leash clipped on?",
+             "Whistle on your vest?", "Buddy checked and ready?", "Radio switched on and tested?"]
+    text = "Run this before every launch.\n\n" + "".join(f"Guide: {c}\nGroup: Check and ready!\n" for c in calls)
+    ask = "Write a call-and-response safety briefing for our kayak guides."
+    assert RequestContext.parse(ask).exchange
+    assert first_fire(feed(seeded(text, 530), context=ask)) is None
+    assert first_fire(feed(seeded(text, 530), context="Write a safety briefing for our kayak guides.")) is not None
+
+
 def test_labels_that_name_a_documents_parts_are_no_speakers() -> None:
     """'Input:' / 'Output:' worked examples and 'English:' / 'French:' phrase pairs alternate and
     their first parts ask questions, but the labels name parts of a document: quiet."""

@@ -755,3 +755,14 @@ def test_a_count_of_times_holds_per_part_of_a_piece(ask: str, bound: int) -> Non
     """A round or a part-song in N parts or voices repeats what each part sings N times: the
     request's count of times is per part."""
     assert RequestContext.parse(ask).bound == bound
+
+
+def test_a_part_asked_after_every_other_part_has_no_bound_from_a_count_elsewhere() -> None:
+    """A chorus asked after every verse comes back as many times as there are verses: "and
+    twice at the end" bounds the end, not the whole repetition, so the request excuses as one
+    without a number does; a count of the repetition itself still bounds it."""
+    per_verse = RequestContext.parse("Write a camp song with a chorus that repeats after every verse (and twice at the end).")
+    assert per_verse.requested and per_verse.bound is None
+    assert RequestContext.parse("Write a camp song and repeat the chorus twice.").bound == 2
+    assert RequestContext.parse("Write the refrain between the stanzas, three times in all.").bound is None
+

@@ -75,6 +75,9 @@ _ITEMS = re.compile(_NUMBER + r"\s+([^\W\d_]{3,})", re.IGNORECASE)
 #: of one of its lines ("Round 3.", "Step #3"; a copy read in another phase holds it on a line).
 _LABEL = re.compile(r"(?:^|\n)[^\w\n]*([^\W\d_]{3,})[ \t]*[#(]?\d")
 _PLURALS = ("", "s", "es", "n", "en")
+#: A number (digits or a number word) and, within two words, the noun it counts: "Four little
+#: boats", "99 bottles" -- how a counting song labels its verses.
+_COUNTED_NOUN = re.compile(_NUMBER + r"((?:[ \t]+[^\W\d_]+){1,3})", re.IGNORECASE)
 _NUMBERED = frozenset({"stream.counted", "stream.drift"})  # the detectors whose copies may differ by their number
 _CJK_COUNT = re.compile("([" + "".join(_NUMERALS) + r"]{1,8})\s*(?:" + _TIMES + ")")
 _TIMES_ONLY = re.compile(_TIMES + "$", re.IGNORECASE)
@@ -308,13 +311,20 @@ class RequestContext:
         the request counts (``8 rounds``: the label, or the label with a plural ending, ``s``,
         ``es``, ``n``, ``en``), and the copies stay within ``ceil(count * context_slack) + 2``.
         A breathing script of "8 rounds" written out round by round is the answer; the same
-        round forty times is not."""
-        m = _LABEL.search(unit)
-        if m is None or not self.items:
+        round forty times is not. In a song, a rhyme or a poem the request asks for
+        (:attr:`verse`), a number and the noun it counts within three words ("Four little
+        boats went sailing", "99 bottles") label the copy too: a counting song counts its
+        verses by the thing it counts."""
+        if not self.items:
             return False
-        label = m.group(1).lower()
-        forms = {label + ending for ending in _PLURALS}
-        return any(noun in forms and copies <= math.ceil(n * config.context_slack) + 2 for noun, n in self.items)
+        labels = [m.group(1).lower()] if (m := _LABEL.search(unit)) is not None else []
+        if self.verse:
+            # A counting song or rhyme the request asks for ("ten little boats ... down to none")
+            # counts its verses by the thing it counts: a number, then the counted noun
+            # ("Four little boats went sailing"), is the verse's label.
+            labels += [w.lower() for c in _COUNTED_NOUN.finditer(unit) for w in c.group(2).split()]
+        bound = {noun: math.ceil(n * config.context_slack) + 2 for noun, n in self.items}
+        return any(copies <= bound.get(label + ending, -1) for label in labels for ending in _PLURALS)
 
     def _titled(self, unit: str) -> bool:
         """Whether the repeated ``unit`` is a piece the request names by its title: its first

@@ -766,3 +766,25 @@ def test_a_part_asked_after_every_other_part_has_no_bound_from_a_count_elsewhere
     assert RequestContext.parse("Write a camp song and repeat the chorus twice.").bound == 2
     assert RequestContext.parse("Write the refrain between the stanzas, three times in all.").bound is None
 
+
+_COUNT_WORDS = ["none", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+_KITES = "**Ten Little Kites**\n\n" + "".join(
+    f"{_COUNT_WORDS[n].capitalize()} little kites flew high above the hill,\nthe wind gave a tug and one blew off still.\n"
+    f"Whoosh, whoosh, up it goes,\nnow {_COUNT_WORDS[n - 1]} little kites in rows.\n\n"
+    for n in range(10, 0, -1)
+)
+
+
+def test_a_counting_song_the_request_asks_for_counts_its_verses_by_the_counted_noun() -> None:
+    """A counting-down rhyme of ten little kites: its verses differ by a number word, which
+    ``stream.drift`` reads as near copies. Asked for as a rhyme that counts ten kites, the number
+    and the counted noun ("Four little kites") label each verse, and the ten verses are the
+    answer; asked for two kites, the copies pass their bound and fire; the same verses in answer
+    to a story, or to nothing, fire."""
+    ask = "Write a counting-down rhyme about ten little kites, from ten down to none, with the same refrain each verse."
+    assert not first_fire(seeded(_KITES, 7), context=ask).fired
+    assert first_fire(seeded(_KITES, 7), context="Write a counting-down rhyme about two little kites.").fired
+    for other in ("Write a story about ten little kites.", None):
+        res = first_fire(seeded(_KITES, 7), context=other)
+        assert res.fired and res.reason == "stream.drift", other
+

@@ -63,11 +63,11 @@ _RUN_OF = re.compile(
     r"\b(?:a|an|one|une?|una|uma|eine?)\s+(?:" + lexicon.alternation("count-runs") + r")\s+(?:of|de|di|von|mit)\s+" + _NUMBER,
     re.IGNORECASE,
 )
+#: A part that comes back once per other part (``per-part-repetition``: "after every verse",
+#: "between the stanzas"): the copies follow the parts, which no count in the request bounds.
+_PER_PART = lexicon.pattern("per-part-repetition", prefix=r"\b(?:", suffix=r")\b", flags=re.IGNORECASE)
 #: The parts or voices a piece is performed in ("a four-part round", "in three voices"): each
 #: part sings what the request counts, so a count of times holds per part.
-#: A part that comes back once per other part (``per-part-repetition``: "after every verse",
-#: "each time"): the copies follow the parts, which no count in the request bounds.
-_PER_PART = lexicon.pattern("per-part-repetition", prefix=r"\b(?:", suffix=r")\b", flags=re.IGNORECASE)
 _PARTS = re.compile(_NUMBER + r"[ -]?(?:parts?|voices?)\b|\bin\s+" + _NUMBER + r"\s+(?:parts|voices|groups)\b", re.IGNORECASE)
 #: A count of things ("8 rounds", "four verses"): the count and the noun after it.
 _ITEMS = re.compile(_NUMBER + r"\s+([^\W\d_]{3,})", re.IGNORECASE)
@@ -75,8 +75,8 @@ _ITEMS = re.compile(_NUMBER + r"\s+([^\W\d_]{3,})", re.IGNORECASE)
 #: of one of its lines ("Round 3.", "Step #3"; a copy read in another phase holds it on a line).
 _LABEL = re.compile(r"(?:^|\n)[^\w\n]*([^\W\d_]{3,})[ \t]*[#(]?\d")
 _PLURALS = ("", "s", "es", "n", "en")
-#: A number (digits or a number word) and, within two words, the noun it counts: "Four little
-#: boats", "99 bottles" -- how a counting song labels its verses.
+#: A number (digits or a number word) and the one to three words after it, among them the noun
+#: it counts ("Nine green bottles", "99 bottles") -- how a counting song labels its verses.
 _COUNTED_NOUN = re.compile(_NUMBER + r"((?:[ \t]+[^\W\d_]+){1,3})", re.IGNORECASE)
 _NUMBERED = frozenset({"stream.counted", "stream.drift"})  # the detectors whose copies may differ by their number
 _CJK_COUNT = re.compile("([" + "".join(_NUMERALS) + r"]{1,8})\s*(?:" + _TIMES + ")")
@@ -285,7 +285,7 @@ class RequestContext:
         # repetition only of what the request names ("print 'hello' on 20 lines").
         requested = asks or bool(counts and units)
         # A part asked to come back after every other part (a chorus after each verse): its
-        # copies are as many as the parts, and a count elsewhere ("and twice at the end")
+        # copies are as many as the parts, and a count elsewhere ("three times to close")
         # bounds that place only, so the request excuses as one without a number.
         bound = max(counts) if counts and requested and not _PER_PART.search(asked) else None
         if bound is not None:  # "a four-part round, every part sings the verse twice": 4 x 2
@@ -312,16 +312,16 @@ class RequestContext:
         ``es``, ``n``, ``en``), and the copies stay within ``ceil(count * context_slack) + 2``.
         A breathing script of "8 rounds" written out round by round is the answer; the same
         round forty times is not. In a song, a rhyme or a poem the request asks for
-        (:attr:`verse`), a number and the noun it counts within three words ("Four little
-        boats went sailing", "99 bottles") label the copy too: a counting song counts its
+        (:attr:`verse`), a number and the noun it counts within three words ("Nine green
+        bottles hanging", "99 bottles") label the copy too: a counting song counts its
         verses by the thing it counts."""
         if not self.items:
             return False
         labels = [m.group(1).lower()] if (m := _LABEL.search(unit)) is not None else []
         if self.verse:
-            # A counting song or rhyme the request asks for ("ten little boats ... down to none")
+            # A counting song or rhyme the request asks for ("ten green bottles, down to none")
             # counts its verses by the thing it counts: a number, then the counted noun
-            # ("Four little boats went sailing"), is the verse's label.
+            # ("Nine green bottles hanging"), is the verse's label.
             labels += [w.lower() for c in _COUNTED_NOUN.finditer(unit) for w in c.group(2).split()]
         bound = {noun: math.ceil(n * config.context_slack) + 2 for noun, n in self.items}
         return any(copies <= bound.get(label + ending, -1) for label in labels for ending in _PLURALS)

@@ -684,23 +684,16 @@ class StreamGuard:
                 self._quiet = {"fired": False}
             return None
         fresh = self._novelty.fresh_fraction
-        # Program output the request asks to paste is not the model's sentences: its lines
-        # recycle their wording as a program prints them, and are judged by the textual
-        # detectors with the quoted-line budget; meaning alone only steers there.
-        quoted = self.context.pastes_output
         # Copies the drift detector read as an enumeration inside the window (a template filled
         # once per item) are textual evidence against a loop: meaning alone then only steers.
         listed = self._drift.enumeration_end >= sem.window_start >= 0
-        # A plan whose items recur by design (a schedule, a routine, a log with one block per
-        # day: list ``recurring-plans``) restates each item's block, meaning and wording: the
-        # textual detectors judge it with their budget for recurring plans, meaning alone steers.
-        planned = self.context.recurring
-        # Parts the request counts ("the notice for each of our five tenants", "ten examples")
-        # are written from one frame, meaning and wording alike, as for stream.anaphora and
-        # stream.recheck (_framed): the textual detectors judge their copies, meaning alone steers.
-        counted = bool(self.context.items)
+        # Output the request asks to paste (a program prints its lines alike), a plan whose items
+        # recur by design (``recurring-plans``: a schedule, a log with one block per day) and parts
+        # the request counts ("a letter for each of six members", "ten examples") are written from
+        # one frame, meaning and wording alike (_framed, as for stream.anaphora and
+        # stream.recheck): the textual detectors judge their copies, meaning alone steers.
         corroborated = fresh is not None and fresh <= self.config.corroboration_fresh
-        if not quoted and not listed and not planned and not counted and corroborated and sem.origin is not None:
+        if not self._framed and not listed and corroborated and sem.origin is not None:
             text, start = sem.origin
             fire = Fire(
                 at=end - 1,

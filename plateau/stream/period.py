@@ -130,25 +130,25 @@ _WORD_SET = re.compile(r"[^\W\d_]{2,}")
 _NEAR_LINES = 2  # near copies counted before a run: with its own two, the unit_copies (4) of a loop
 
 
-def _near_lines(s: str, st: int, v: str, limit: tuple[int, float]) -> tuple[int, int]:
+def _near_lines(s: str, st: int, v: str, limit: tuple[int, float]) -> int:
     """How many of the lines right before a run of the one-line unit ``v`` (its first copy at
-    index ``st`` of ``s``) are near copies of it, at most ``_NEAR_LINES``: ``(st, n)``, the
-    run's copies counted from ``st`` as :meth:`PeriodDetector._earlier` returns them.
+    index ``st`` of ``s``) are near copies of it, at most ``_NEAR_LINES``.
 
     A near copy is what ``stream.drift`` reads as a copy (``limit``: its ``drift_min_words``
     and ``drift_similarity``): a line of prose (:func:`~plateau.stream.text.is_prose`) of as
     many words as a drifting copy needs, whose word set has a Jaccard similarity of at least
     ``drift_similarity`` with the unit's -- the same sentence with a word added, dropped or
-    swapped. A loop that settles on one line often reaches it that way (``So I'm just going to
-    ...``, ``I'm going to ...``, then ``So I'm going to ...`` again and again); a reader counts
-    those lines as its first copies. Lines of code, paths and logs are no prose and never count.
+    swapped. A loop that settles on one line often reaches it that way (``So I will check the
+    cache once more.``, ``I will check the cache one last time.``, then ``I will check the cache
+    once more.`` again and again); a reader counts those lines as its first copies. Lines of
+    code, paths and logs are no prose and never count.
     """
     if not v.endswith("\n") or v.count("\n") != 1:
-        return st, 0
+        return 0
     least, alike = limit
     line = v[:-1]
     if word_count(line) < least or not is_prose(line.split()):
-        return st, 0
+        return 0
     want = frozenset(w.lower() for w in _WORD_SET.findall(line))
     n, at = 0, st
     while n < _NEAR_LINES and at > 0:
@@ -158,7 +158,8 @@ def _near_lines(s: str, st: int, v: str, limit: tuple[int, float]) -> tuple[int,
         if word_count(prev) < least or not is_prose(prev.split()) or len(want & have) < alike * len(want | have):
             break
         n, at = n + 1, lo
-    return st, n
+    return n
+
 
 class PeriodDetector:
     """Exact periodic repetition at the end of each block.
@@ -340,7 +341,7 @@ class PeriodDetector:
         return self._fire(s, b.s0, x, p, run, begin, reach, reason)
 
     @staticmethod
-    def _earlier(s: str, i: int, p: int, limit: tuple[int, float] = (0, 1.1)) -> tuple[int, int]:
+    def _earlier(s: str, i: int, p: int, limit: tuple[int, float]) -> tuple[int, int]:
         """Where the run starting at index ``i`` of ``s`` (period ``p``) has its first whole copy,
         and how many copies of its unit came before the run: ``(start, 1)`` when the unit was
         written once before it with at most one copy's length of other text between, ``(start,
@@ -381,7 +382,7 @@ class PeriodDetector:
                     return st, 1
         # Nor a folded one: lines of prose that differ from the run's line by a word or two.
         near = _near_lines(s, st, v, limit)
-        return near if near[1] else (i, 0)
+        return (st, near) if near else (i, 0)
 
     def _first_line(self, unit: str, phase: int, p: int) -> int:
         """The span at which a unit of several lines or sentences has its last copy's first line

@@ -18,7 +18,7 @@ corroboration (the word n-gram novelty at most ``corroboration_fresh``), as
 ``stream.semantic_loop`` -- never in output the request asks to paste, over copies read as an
 enumeration, in a plan the request asks to recur by design (a schedule, a log with one block
 per day: :attr:`~plateau.stream.context.RequestContext.recurring`), or in parts the request
-counts (a notice for each of five tenants, ten examples:
+counts (a letter for each of six members, ten examples:
 :attr:`~plateau.stream.context.RequestContext.items`), which are written from one frame, as
 ``stream.anaphora`` and ``stream.recheck`` read them.
 

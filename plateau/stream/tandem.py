@@ -24,8 +24,8 @@ one period later). It fires when, at one period,
 - at least half of the copies equal the copy before them: a slip is the exception, while a slot
   that changes in every copy (``Option A Option B Option C``) is an enumeration;
 - the window's first and last copies are one unit, read as a cycle: a slip leaves the unit as
-  it was, where a run that gives way to a run of another unit (a typing drill's ``asdf jkl;``
-  lines, then its ``fdsa ;lkj`` lines) differs from it only at a copy's length of positions --
+  it was, where a run that gives way to a run of another unit (a typing drill's ``frf juj``
+  lines, then its ``ded kik`` lines) differs from it only at a copy's length of positions --
   the signature of one dropped character -- and is two runs, each judged by its own span;
 - the first and the last copy compared hold no mismatch: the run covers the whole window (text
   before or after a run is no slip, and an exact run is judged by its own span). An inserted or
@@ -291,7 +291,7 @@ def _recurs(raw: str) -> bool:
 def _one_unit(w: str, p: int) -> bool:
     """Whether the window's first and last copies (``p`` characters each) are one unit, read as
     a cycle: a slip changes a character and leaves the unit as it was (``zorazorazarazora``),
-    where two runs of different units back to back (``asdf jkl; asdf jkl; fdsa ;lkj fdsa ;lkj``)
+    where two runs of different units back to back (``frf juj frf juj ded kik ded kik``)
     differ at a copy's length of positions only where one gives way to the other -- the
     signature of one dropped or inserted character -- and are two runs, each judged by its own
     span."""

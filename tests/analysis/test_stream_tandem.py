@@ -63,15 +63,15 @@ def test_enumerations_figures_and_layout_are_no_slipped_run(text: str) -> None:
 
 
 def test_two_runs_of_different_units_back_to_back_are_no_slipped_run() -> None:
-    """A run that gives way to a run of another unit (a typing drill's ``asdf jkl;`` lines, then
-    its ``fdsa ;lkj`` lines) differs from it at one copy's length of positions, as one dropped
+    """A run that gives way to a run of another unit (a typing drill's ``frf juj`` lines, then
+    its ``ded kik`` lines) differs from it at one copy's length of positions, as one dropped
     character would make it; the window's first and last copies are no one unit, so it is two
     runs, each shorter than its span: quiet. The same window with one dropped character fires."""
-    drill = "asdf jkl; asdf jkl; asdf jkl;\n" * 3 + "fdsa ;lkj fdsa ;lkj fdsa ;lkj\n" * 3  # each run under its span
+    drill = "frf juj frf juj frf juj\n" * 3 + "ded kik ded kik ded kik\n" * 3  # each run under its span
     text = PREAMBLE + drill + "Then take a short break before the next row.\n"
     for seed in range(4):
         assert not first_fire(seeded(text, 40 + seed, 1, 12)).fired
-    dropped = PREAMBLE + slipped("asdf jkl; ", 14, {6: "asdf jk; "})
+    dropped = PREAMBLE + slipped("frf juj ", 16, {6: "frf uj "})
     res = first_fire(seeded(dropped, 44, 1, 12))
     assert res.fired and res.reason in {"stream.tandem", "stream.period"}, res
 

@@ -758,10 +758,10 @@ def test_a_count_of_times_holds_per_part_of_a_piece(ask: str, bound: int) -> Non
 
 
 def test_a_part_asked_after_every_other_part_has_no_bound_from_a_count_elsewhere() -> None:
-    """A chorus asked after every verse comes back as many times as there are verses: "and
-    twice at the end" bounds the end, not the whole repetition, so the request excuses as one
+    """A chorus asked after every verse comes back as many times as there are verses: "three
+    times to close" bounds the close, not the whole repetition, so the request excuses as one
     without a number does; a count of the repetition itself still bounds it."""
-    per_verse = RequestContext.parse("Write a camp song with a chorus that repeats after every verse (and twice at the end).")
+    per_verse = RequestContext.parse("Write a camp song whose chorus we sing after each verse, and three times to close.")
     assert per_verse.requested and per_verse.bound is None
     assert RequestContext.parse("Write a camp song and repeat the chorus twice.").bound == 2
     assert RequestContext.parse("Write the refrain between the stanzas, three times in all.").bound is None
